@@ -1,0 +1,28 @@
+# `make demo` and `make test` set up what they need by themselves (a venv in .venv).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-long bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m forumbot demo $(ARGS)
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-long: $(STAMP)
+	$(PY) -m pytest -q -m long
+
+bench: $(STAMP)
+	$(PY) bench/cycle.py
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db*

@@ -1,0 +1,97 @@
+"""The seam between the bot and a forum: what comes in, what goes out, and the protocol
+every adapter implements. A forum's quirks stay inside its adapter."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Protocol, Sequence
+
+
+class Markup(str, Enum):
+    MARKDOWN = "markdown"
+    BBCODE = "bbcode"
+    HTML = "html"
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A comment in a thread or a PM to the bot, as first seen."""
+
+    id: str  # unique within the forum
+    kind: str  # comment | pm
+    author: str
+    body: str
+    created: datetime  # UTC
+    thread: str | None = None  # the thread of a comment
+    subject: str = ""
+    parent: str | None = None  # for a PM: the id of the bot's message it answers
+    edited: bool = False
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One post, comment or PM in the outbox. `key` is unique and never shown."""
+
+    key: str
+    kind: str  # thread | comment | pm
+    body: str
+    thread: str | None = None  # comment: the thread it goes in
+    to: str | None = None  # pm: the recipient
+    subject: str = ""
+    title: str = ""  # thread: its title
+    where: str | None = None  # thread: the subreddit or category
+    reply_to: str | None = None  # comment: the comment it answers
+
+
+@dataclass(frozen=True)
+class Posted:
+    id: str
+    url: str | None = None
+
+
+@dataclass
+class Fetched:
+    inbound: list[Inbound] = field(default_factory=list)
+    cursor: dict = field(default_factory=dict)  # the adapter's own bookmarks, kept by the store
+
+
+class ForumError(Exception):
+    """Base of the errors an adapter raises."""
+
+
+class TransientError(ForumError):
+    """Try again later (a rate limit, a 5xx that surely did not land)."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class UncertainError(ForumError):
+    """The request may or may not have landed (a timeout, a 5xx on a POST)."""
+
+
+class PermanentError(ForumError):
+    """This post can never go out (a locked or deleted thread, a user who takes no PMs)."""
+
+
+class Forum(Protocol):
+    name: str  # names the forum in the store: inbound ids are unique per forum
+    markup: Markup
+    bot_name: str
+
+    def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
+        """New comments in these threads, and unread PMs to the bot."""
+
+    def mark_read(self, ids: Sequence[str]) -> None:
+        """Mark these PMs read (called only after they are stored)."""
+
+    def post(self, out: Outgoing) -> Posted:
+        """Send one outbox item. Raises a ForumError subclass on failure."""
+
+    def find_posted(self, out: Outgoing) -> Posted | None:
+        """After an uncertain failure: the item, if it landed after all."""
+
+    def thread_id(self, ref: str) -> str | None:
+        """An existing thread's id from a URL or id the host wrote (None if not one)."""

@@ -1,0 +1,163 @@
+"""An embedded forum in SQLite: threads, comments and PMs. It serves the demo, the tests,
+and trials without a forum account. People act on it with `comment` and `send_pm`."""
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from typing import Callable, Sequence
+
+from .base import Fetched, Inbound, Markup, Outgoing, PermanentError, Posted
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS threads (id INTEGER PRIMARY KEY, title TEXT, body TEXT, author TEXT,
+    place TEXT, created TEXT, key TEXT UNIQUE, locked INTEGER DEFAULT 0);
+CREATE TABLE IF NOT EXISTS comments (id INTEGER PRIMARY KEY, thread INTEGER, author TEXT,
+    body TEXT, created TEXT, edited INTEGER DEFAULT 0, reply_to INTEGER, key TEXT UNIQUE);
+CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, sender TEXT, recipient TEXT,
+    subject TEXT, body TEXT, created TEXT, read INTEGER DEFAULT 0, parent INTEGER,
+    key TEXT UNIQUE);
+"""
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class LocalForum:
+    markup = Markup.MARKDOWN
+
+    def __init__(self, path: str = ":memory:", bot_name: str = "forumbot",
+                 clock: Callable[[], datetime] = _now, name: str = "local"):
+        self.name = name
+        self.bot_name = bot_name
+        self.clock = clock
+        self._lock = threading.Lock()
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        if path != ":memory:":
+            self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    # --- what people do ------------------------------------------------------------
+
+    def _stamp(self) -> str:
+        return self.clock().astimezone(timezone.utc).isoformat()
+
+    def create_thread(self, author: str, title: str, body: str, place: str = "games",
+                      key: str | None = None) -> str:
+        with self._lock:
+            cur = self.db.execute(
+                "INSERT INTO threads (title, body, author, place, created, key) VALUES (?,?,?,?,?,?)",
+                (title, body, author, place, self._stamp(), key))
+        return f"t{cur.lastrowid}"
+
+    def comment(self, author: str, thread: str, body: str, reply_to: str | None = None,
+                key: str | None = None) -> str:
+        tid = _num(thread)
+        with self._lock:
+            row = self.db.execute("SELECT locked FROM threads WHERE id=?", (tid,)).fetchone()
+            if row is None:
+                raise PermanentError(f"no thread {thread}")
+            if row["locked"]:
+                raise PermanentError(f"thread {thread} is locked")
+            cur = self.db.execute(
+                "INSERT INTO comments (thread, author, body, created, reply_to, key) VALUES (?,?,?,?,?,?)",
+                (tid, author, body, self._stamp(), _num(reply_to) if reply_to else None, key))
+        return f"c{cur.lastrowid}"
+
+    def edit_comment(self, comment: str, body: str) -> None:
+        with self._lock:
+            self.db.execute("UPDATE comments SET body=?, edited=1 WHERE id=?", (body, _num(comment)))
+
+    def send_pm(self, sender: str, to: str, subject: str, body: str,
+                parent: str | None = None, key: str | None = None) -> str:
+        with self._lock:
+            cur = self.db.execute(
+                "INSERT INTO messages (sender, recipient, subject, body, created, parent, key) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (sender, to, subject, body, self._stamp(), _num(parent) if parent else None, key))
+        return f"m{cur.lastrowid}"
+
+    # --- reading it, as people and tests do -----------------------------------------
+
+    def threads(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM threads ORDER BY id").fetchall()
+
+    def thread_comments(self, thread: str) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM comments WHERE thread=? ORDER BY id",
+                               (_num(thread),)).fetchall()
+
+    def messages_to(self, user: str, unread_only: bool = False) -> list[sqlite3.Row]:
+        q = "SELECT * FROM messages WHERE lower(recipient)=lower(?)"
+        if unread_only:
+            q += " AND read=0"
+        return self.db.execute(q + " ORDER BY id", (user,)).fetchall()
+
+    def mark_user_read(self, user: str, ids: Sequence[int]) -> None:
+        with self._lock:
+            self.db.executemany("UPDATE messages SET read=1 WHERE id=? AND lower(recipient)=lower(?)",
+                                [(i, user) for i in ids])
+
+    def lock_thread(self, thread: str) -> None:
+        self.db.execute("UPDATE threads SET locked=1 WHERE id=?", (_num(thread),))
+
+    # --- the Forum protocol, for the bot --------------------------------------------
+
+    def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
+        last = int(cursor.get("comment", 0))
+        out: list[Inbound] = []
+        ids = [_num(t) for t in threads]
+        if ids:
+            marks = ",".join("?" * len(ids))
+            rows = self.db.execute(
+                f"SELECT * FROM comments WHERE id>? AND thread IN ({marks}) ORDER BY id",
+                (last, *ids)).fetchall()
+            for r in rows:
+                last = max(last, r["id"])
+                if r["author"].lower() == self.bot_name.lower():
+                    continue
+                out.append(Inbound(id=f"c{r['id']}", kind="comment", author=r["author"],
+                                   body=r["body"], created=_parse(r["created"]),
+                                   thread=f"t{r['thread']}", edited=bool(r["edited"])))
+        for r in self.messages_to(self.bot_name, unread_only=True):
+            out.append(Inbound(id=f"m{r['id']}", kind="pm", author=r["sender"], body=r["body"],
+                               created=_parse(r["created"]), subject=r["subject"] or "",
+                               parent=f"m{r['parent']}" if r["parent"] else None))
+        return Fetched(out, {"comment": last})
+
+    def mark_read(self, ids: Sequence[str]) -> None:
+        self.mark_user_read(self.bot_name, [_num(i) for i in ids if i.startswith("m")])
+
+    def post(self, out: Outgoing) -> Posted:
+        if out.kind == "thread":
+            tid = self.create_thread(self.bot_name, out.title, out.body, out.where or "games", out.key)
+            return Posted(tid, f"local:{tid}")
+        if out.kind == "comment":
+            cid = self.comment(self.bot_name, out.thread, out.body, out.reply_to, out.key)
+            return Posted(cid, f"local:{out.thread}/{cid}")
+        if out.kind == "pm":
+            return Posted(self.send_pm(self.bot_name, out.to, out.subject, out.body, key=out.key))
+        raise PermanentError(f"unknown outbox kind {out.kind}")
+
+    def find_posted(self, out: Outgoing) -> Posted | None:
+        table, prefix = {"thread": ("threads", "t"), "comment": ("comments", "c"),
+                         "pm": ("messages", "m")}[out.kind]
+        row = self.db.execute(f"SELECT id FROM {table} WHERE key=?", (out.key,)).fetchone()
+        return Posted(f"{prefix}{row['id']}") if row else None
+
+    def thread_id(self, ref: str) -> str | None:
+        m = re.search(r"\bt(\d+)\s*$", str(ref).strip())
+        if not m:
+            return None
+        row = self.db.execute("SELECT id FROM threads WHERE id=?", (int(m.group(1)),)).fetchone()
+        return f"t{row['id']}" if row else None
+
+
+def _num(ref: str | None) -> int | None:
+    return int(str(ref)[1:]) if ref else None
+
+
+def _parse(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp).astimezone(timezone.utc)

@@ -1,0 +1,64 @@
+"""Deadlines as pure functions of a game's state: when the open phase is due, and the
+command that closes it. The scheduler only decides when to ask."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from .rules.commands import Expire
+from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_DURATION = re.compile(r"^\s*(\d+)\s*([smhd])\s*$", re.I)
+
+
+def parse_duration(text: str | int | None) -> int | None:
+    """'90s', '30m', '12h', '2d' -> seconds; 'none' -> None. Raises ValueError."""
+    if text is None:
+        return None
+    if isinstance(text, bool):
+        raise ValueError("a duration like 90s, 30m, 12h or 2d, or none")
+    if isinstance(text, int):
+        if text <= 0:
+            raise ValueError("a duration must be positive")
+        return text
+    if str(text).strip().lower() == "none":
+        return None
+    m = _DURATION.match(str(text))
+    if not m or int(m.group(1)) <= 0:
+        raise ValueError(f"{text!r} is not a duration like 90s, 30m, 12h or 2d, or none")
+    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+
+
+def format_duration(seconds: int | None) -> str:
+    if seconds is None:
+        return "none"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def window(state: GameState) -> int | None:
+    """The length of the open phase's window, in seconds (None: it waits forever)."""
+    d = state.config.deadlines
+    return {PROPOSAL: d.proposal, TEAM_VOTE: d.team_vote, MISSION: d.mission}.get(state.phase)
+
+
+def due(state: GameState) -> datetime | None:
+    """When the open phase closes by itself."""
+    if not state.running or state.phase_opened_at is None:
+        return None
+    length = window(state)
+    if length is None:
+        return None
+    return state.phase_opened_at + timedelta(seconds=length)
+
+
+def expired(state: GameState, now: datetime) -> Expire | None:
+    """The command that closes the open phase, if its deadline is at or before `now`.
+    It is stamped with the deadline itself, so a late tick changes nothing."""
+    when = due(state)
+    if when is None or when > now:
+        return None
+    return Expire(at=when, author="", phase_id=state.phase_id)

@@ -1,0 +1,145 @@
+"""A whole game with simulated players on the embedded local forum, printed as the thread
+reads. Players learn their role from the bot's PMs and act in the thread and by PM, like
+people would; some forget to vote now and then, so defaults show too."""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+from adapters.local import LocalForum
+
+from . import store
+from .moderator import Moderator
+from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
+
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
+START = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
+
+
+class Clock:
+    def __init__(self, at: datetime = START):
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, **kw) -> None:
+        self.at += timedelta(**kw)
+
+
+@dataclass
+class SimPlayer:
+    name: str
+    rng: random.Random
+    spy: bool | None = None
+    known_spies: set[str] = field(default_factory=set)
+    seen_pms: int = 0
+
+    def read_pms(self, forum: LocalForum) -> list[str]:
+        rows = forum.messages_to(self.name)
+        new = rows[self.seen_pms:]
+        self.seen_pms = len(rows)
+        for r in new:
+            if m := re.search(r"Your role in .*?: \*\*(\w+)\*\*", r["body"]):
+                self.spy = m.group(1).lower() == "spy"
+            if m := re.search(r"You know: (.*)\.", r["body"]):
+                self.known_spies = {x.split(" (")[0] for x in m.group(1).split(", ")}
+        return [r["body"] for r in new]
+
+
+def demo_config(preset: str, players: list[str], seed: int) -> str:
+    return (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
+            f"seed: {seed}\nleader_order: random\n")
+
+
+def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=print,
+             db_url: str = "sqlite:///:memory:") -> dict:
+    """Play one game to its end. Returns the export of the game."""
+    from .export import export_game
+
+    rng = random.Random(seed)
+    clock = Clock()
+    forum = LocalForum(":memory:", clock=clock)
+    store.connect(db_url)
+    names = NAMES[:players]
+    forum.send_pm("host", forum.bot_name, "new game", demo_config(preset, names, seed))
+    mod = Moderator(forum, clock=clock)
+    sims = {n: SimPlayer(n, random.Random(rng.random())) for n in names}
+    printed = 0
+    game = None
+    for _ in range(2000):
+        mod.cycle()
+        if game is None:
+            game = store.Game.select().order_by(store.Game.id.desc()).first()
+        if game.thread:
+            printed = _print_thread(forum, game.thread, printed, echo)
+        game = store.Game.get_by_id(game.id)
+        if game.status != "running":
+            break
+        for p in sims.values():
+            p.read_pms(forum)
+        acted = _act(mod, game, forum, sims, rng)
+        clock.advance(minutes=rng.randint(20, 90))
+        if not acted:
+            nxt = mod.next_deadline()
+            if nxt is not None and nxt > clock.at:
+                clock.at = nxt
+    result = export_game(game)
+    echo(f"winner: {result['winner']} ({result['win_reason']})")
+    return result
+
+
+def _print_thread(forum: LocalForum, thread: str, printed: int, echo) -> int:
+    if printed == 0:
+        t = forum.threads()[0]
+        echo(f"=== {t['title']} ===\n[{t['created'][:16]}] {t['author']}:\n{t['body']}\n")
+        printed = 0
+    rows = forum.thread_comments(thread)
+    for r in rows[printed:]:
+        echo(f"[{r['created'][:16]}] {r['author']}:\n{r['body']}\n")
+    return len(rows)
+
+
+def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rng) -> bool:
+    """Each simulated player does what the public state asks of them. True if anyone acted."""
+    state = mod.state(game)  # the public parts only: phase, leader, team
+    acted = False
+    if state.phase == PROPOSAL:
+        leader = sims[state.leader]
+        if rng.random() < 0.95:
+            others = [n for n in state.names if n != leader.name and not state.seat(n).disqualified]
+            if leader.spy:
+                others.sort(key=lambda n: (n in leader.known_spies, rng.random()))
+            else:
+                rng.shuffle(others)
+            team = [leader.name] + others[: state.team_size() - 1]
+            rng.shuffle(team)
+            forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}**")
+            acted = True
+    elif state.phase == TEAM_VOTE:
+        for n in state.waiting_for():
+            p = sims[n]
+            if rng.random() < 0.07:
+                continue  # forgot to vote
+            spies_on = any(x in p.known_spies or (x == n and p.spy) for x in state.team)
+            if p.spy:
+                yes = spies_on or rng.random() < 0.3
+            else:
+                yes = n in state.team or rng.random() < 0.55 or state.rejections >= 3
+            vote = "APPROVE" if yes else "REJECT"
+            if rng.random() < 0.3:
+                forum.send_pm(n, forum.bot_name, f"{game.tag} vote", vote)
+            else:
+                forum.comment(n, game.thread, f"**{vote}**")
+            acted = True
+    elif state.phase == MISSION:
+        for n in state.waiting_for():
+            p = sims[n]
+            if rng.random() < 0.05:
+                continue
+            order = "SABOTAGE" if p.spy and rng.random() < 0.75 else "SUPPORT"
+            forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
+            acted = True
+    return acted

@@ -1,0 +1,230 @@
+"""The host's `new game` message (YAML) -> a GameConfig, or every problem at once, by key."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+import yaml
+
+from .deadlines import parse_duration
+from .rules.config import GameConfig, default_deadlines, default_missed
+from .rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+
+
+@dataclass(frozen=True)
+class Problem:
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.message}"
+
+
+TOP_KEYS = {
+    "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit",
+    "leader_order", "seed", "deadlines", "missed",
+}
+# In the contract (commands.md) but not built yet: refused with a clear word, never ignored.
+PLANNED_KEYS = {
+    "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "category",
+    "min_players", "max_players", "signup_thread",
+}
+PRESET_KEYS = {"roles", "lady_of_the_lake", "plot_cards", "mission_cards"}
+DEADLINE_KEYS = {"proposal", "team_vote", "mission", "choice", "card_window", "remind_before",
+                 "signup", "close_early"}
+PLANNED_DEADLINE_KEYS = {"align_to", "close_grace"}
+MISSED_KEYS = {"team_vote", "mission", "disqualify_after"}
+PLANNED_MISSED_KEYS = {"notify_host_after", "allow_abstain"}
+
+_USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)
+
+
+def _unwrap(text: str) -> str:
+    """The YAML may sit in a fenced or indented code block."""
+    if m := _FENCE.match(text):
+        return m.group("body")
+    lines = text.split("\n")
+    body = [ln for ln in lines if ln.strip()]
+    if body and all(ln.startswith("    ") for ln in body):
+        return "\n".join(ln[4:] for ln in lines)
+    return text
+
+
+def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]]:
+    problems: list[Problem] = []
+    try:
+        doc = yaml.safe_load(_unwrap(text or ""))
+    except yaml.YAMLError as e:
+        where = getattr(e, "problem_mark", None)
+        at = f" at line {where.line + 1}" if where is not None else ""
+        return None, [Problem("(yaml)", f"the message is not valid YAML{at}: {getattr(e, 'problem', e)}")]
+    if not isinstance(doc, dict):
+        return None, [Problem("(yaml)", "the message must be YAML keys such as `preset:` and `players:`")]
+
+    def bad(key: str, message: str) -> None:
+        problems.append(Problem(key, message))
+
+    for key in doc:
+        k = str(key)
+        if k in TOP_KEYS:
+            continue
+        if k in PLANNED_KEYS:
+            bad(k, "is not supported by this version of the bot yet; remove it")
+        elif k not in PRESET_KEYS:
+            bad(k, "is not a config key")
+
+    # preset
+    preset_name = doc.get("preset")
+    preset = PRESETS.get(preset_name) if isinstance(preset_name, str) else None
+    if preset_name is None:
+        bad("preset", f"is required: one of {', '.join(PRESETS)}")
+    elif preset is None:
+        bad("preset", f"{preset_name!r} is not a preset: one of {', '.join(PRESETS)}")
+    elif not preset.available:
+        bad("preset", f"{preset_name!r} is not playable in this version yet; use resistance")
+    for k in sorted(PRESET_KEYS & {str(x) for x in doc}):
+        if preset is not None and k not in preset.allowed_keys:
+            bad(k, f"does not belong to the {preset.name} preset")
+
+    # players
+    players = doc.get("players")
+    names: list[str] = []
+    if players is None:
+        bad("players", f"is required: a list of {MIN_PLAYERS} to {MAX_PLAYERS} usernames")
+    elif players == "signup":
+        bad("players", "sign-ups are not supported by this version yet; list the players")
+    elif not isinstance(players, list):
+        bad("players", f"must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} usernames, like [alice, bob]")
+    else:
+        names = [str(p).strip() for p in players]
+        names = [re.sub(r"^(?:/?u/|@)", "", n) for n in names]
+        for n in names:
+            if not _USERNAME.match(n):
+                bad("players", f"{n!r} is not a forum username")
+        seen: set[str] = set()
+        for n in names:
+            if n.casefold() in seen:
+                bad("players", f"{n} is listed twice")
+            seen.add(n.casefold())
+        if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+            bad("players", f"needs {MIN_PLAYERS} to {MAX_PLAYERS} players; {len(names)} listed")
+
+    kw: dict = {}
+    _choice(doc, "team_votes", ("any", "pm"), kw, bad)
+    _choice(doc, "leader_order", ("random", "listed"), kw, bad)
+    if "title" in doc:
+        if not isinstance(doc["title"], (str, int)) or not str(doc["title"]).strip():
+            bad("title", "must be a line of text")
+        elif len(str(doc["title"])) > 300:
+            bad("title", "must be at most 300 characters")
+        else:
+            kw["title"] = str(doc["title"]).strip()
+    if "seed" in doc:
+        if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
+            bad("seed", "must be a whole number")
+        else:
+            kw["seed"] = doc["seed"]
+    if "thread" in doc:
+        if not isinstance(doc["thread"], (str, int)) or not str(doc["thread"]).strip():
+            bad("thread", "must be `new`, or an existing thread's URL or id")
+        else:
+            kw["thread"] = str(doc["thread"]).strip()
+    if "subreddit" in doc:
+        sub = str(doc["subreddit"]).strip()
+        sub = re.sub(r"^/?r/", "", sub)
+        if not re.match(r"^[A-Za-z0-9_]{2,21}$", sub):
+            bad("subreddit", f"{doc['subreddit']!r} is not a subreddit name")
+        else:
+            kw["subreddit"] = sub
+    if "aliases" in doc:
+        aliases = doc["aliases"]
+        if not isinstance(aliases, dict):
+            bad("aliases", "must map extra names to players, like {al: alice}")
+        else:
+            folded = {n.casefold(): n for n in names}
+            clean = {}
+            for alias, target in aliases.items():
+                t = folded.get(str(target).casefold())
+                if t is None:
+                    bad("aliases", f"{alias}: {target!r} is not one of the players")
+                elif str(alias).casefold() in folded and folded[str(alias).casefold()] != t:
+                    bad("aliases", f"{alias!r} is already another player's name")
+                else:
+                    clean[str(alias)] = t
+            kw["aliases"] = clean
+
+    base = preset or PRESETS["resistance"]
+    kw["deadlines"] = _deadlines(doc.get("deadlines"), default_deadlines(base), bad)
+    kw["missed"] = _missed(doc.get("missed"), default_missed(base), bad)
+    kw.setdefault("team_votes", base.team_votes)
+
+    if problems:
+        return None, problems
+    return GameConfig(preset=preset.name, players=tuple(names), host=host, **kw), []
+
+
+def _choice(doc: dict, key: str, allowed: tuple[str, ...], kw: dict, bad) -> None:
+    if key in doc:
+        v = str(doc[key]).strip().lower()
+        if v not in allowed:
+            bad(key, f"{doc[key]!r} must be one of: {' | '.join(allowed)}")
+        else:
+            kw[key] = v
+
+
+def _deadlines(section, defaults, bad):
+    if section is None:
+        return defaults
+    if not isinstance(section, dict):
+        bad("deadlines", "must be keys such as `team_vote: 12h`")
+        return defaults
+    changes = {}
+    for key, value in section.items():
+        k = str(key)
+        full = f"deadlines.{k}"
+        if k in PLANNED_DEADLINE_KEYS:
+            bad(full, "is not supported by this version of the bot yet; remove it")
+        elif k not in DEADLINE_KEYS:
+            bad(full, f"is not a deadline: one of {', '.join(sorted(DEADLINE_KEYS))}")
+        elif k == "close_early":
+            if not isinstance(value, bool):
+                bad(full, "must be true or false")
+            else:
+                changes[k] = value
+        else:
+            try:
+                changes[k] = parse_duration(value)
+            except ValueError as e:
+                bad(full, str(e))
+    return replace(defaults, **changes)
+
+
+def _missed(section, defaults, bad):
+    if section is None:
+        return defaults
+    if not isinstance(section, dict):
+        bad("missed", "must be keys such as `team_vote: abstain`")
+        return defaults
+    changes = {}
+    allowed = {"team_vote": ("approve", "reject", "abstain"),
+               "mission": ("support", "sabotage", "by-side")}
+    for key, value in section.items():
+        k = str(key)
+        full = f"missed.{k}"
+        if k in PLANNED_MISSED_KEYS:
+            bad(full, "is not supported by this version of the bot yet; remove it")
+        elif k not in MISSED_KEYS:
+            bad(full, f"is not a setting: one of {', '.join(sorted(MISSED_KEYS))}")
+        elif k == "disqualify_after":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                bad(full, "must be a whole number, 0 for never")
+            else:
+                changes[k] = value
+        else:
+            v = str(value).strip().lower()
+            if v not in allowed[k]:
+                bad(full, f"{value!r} must be one of: {' | '.join(allowed[k])}")
+            else:
+                changes[k] = v
+    return replace(defaults, **changes)

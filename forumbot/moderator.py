@@ -1,0 +1,409 @@
+"""One cycle: fetch -> store -> parse -> apply -> render -> outbox -> flush -> deadlines.
+
+The imperative shell around the pure core. Every inbound message is handled in one
+transaction that appends its events and outbox items and marks it done; PMs are marked
+read on the forum only after they are stored; an outbox item is marked `uncertain` before
+it is posted, so that after a crash the forum is searched for it before posting again.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from adapters.base import (Forum, Inbound as ForumInbound, Outgoing, PermanentError,
+                           TransientError, UncertainError)
+
+from . import deadlines, store
+from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
+from .render import Message, render_events, render_refusal
+from .rules import Expire, MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
+from .rules.state import FINISHED, GameState
+from .store import Game, Inbound, Outbox, db
+
+log = logging.getLogger("forumbot")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class CycleReport:
+    fetched: int = 0
+    handled: int = 0
+    posted: int = 0
+    deadlines: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Moderator:
+    def __init__(self, forum: Forum, clock: Callable[[], datetime] = utcnow,
+                 hosts: set[str] | None = None):
+        self.forum = forum
+        self.clock = clock
+        self.hosts = {h.casefold() for h in hosts} if hosts else set()
+        self._states: dict[int, GameState] = {}
+
+    # --- the cycle -----------------------------------------------------------------
+
+    def cycle(self) -> CycleReport:
+        report = CycleReport()
+        report.fetched = self.fetch()
+        report.handled = self.process_inbox()
+        report.posted += self.flush()
+        report.deadlines = self.fire_deadlines(self.clock())
+        report.posted += self.flush()
+        return report
+
+    def fetch(self) -> int:
+        threads = [g.thread for g in Game.select(Game.thread).where(
+            (Game.status == "running") & Game.thread.is_null(False) & (Game.forum == self.forum.name))]
+        fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
+        with db.atomic():
+            for m in fetched.inbound:
+                self._store_inbound(m)
+            store.set_cursor(self.forum.name, fetched.cursor)
+        pms = [m.id for m in fetched.inbound if m.kind == "pm"]
+        if pms:
+            self.forum.mark_read(pms)  # only now that they are committed
+        return len(fetched.inbound)
+
+    def _store_inbound(self, m: ForumInbound) -> None:
+        (Inbound.insert(forum=self.forum.name, ext_id=m.id, kind=m.kind, author=m.author,
+                        subject=m.subject or "", body=m.body, thread=m.thread, parent=m.parent,
+                        created=store.naive(m.created), edited=m.edited)
+         .on_conflict_ignore().execute())
+
+    def process_inbox(self) -> int:
+        count = 0
+        pending = (Inbound.select().where((Inbound.state == "new") & (Inbound.forum == self.forum.name))
+                   .order_by(Inbound.created, Inbound.id))
+        for row in list(pending):
+            try:
+                with db.atomic():
+                    self._handle(row)
+                    row.state = "done"
+                    row.save()
+            except Exception as e:  # a bug must not stop every other game
+                log.exception("inbound %s failed", row.ext_id)
+                self._states.clear()
+                Inbound.update(state="error", note=repr(e)[:500]).where(Inbound.id == row.id).execute()
+            count += 1
+        return count
+
+    # --- routing -------------------------------------------------------------------
+
+    def _handle(self, row: Inbound) -> None:
+        at = store.aware(row.created)
+        if row.kind == "pm" and row.subject.strip().lower() == "new game":
+            self._new_game(row, at)
+            return
+        if row.kind == "comment":
+            game = Game.get_or_none((Game.thread == row.thread) & (Game.forum == self.forum.name))
+            if game is None:
+                return
+            for i, parsed in enumerate(parse_comment(row.body)):
+                self._player_command(game, row, parsed, "thread", at, i)
+            return
+        commands = parse_pm(row.body)
+        if not commands:
+            self._reply(row, None, "I found no command in your message. PM me HELP for the "
+                        "commands, or `new game` as the subject to start a game.", 0)
+            return
+        for i, parsed in enumerate(commands):
+            if parsed.verb.startswith("host:"):
+                verb = parsed.verb.split(":")[1].upper()
+                self._reply(row, None, f"{verb} is not available in this version of the bot yet.", i)
+                continue
+            game = self._game_for_pm(row, i)
+            if game is not None:
+                self._player_command(game, row, parsed, "pm", at, i)
+
+    def _game_for_pm(self, row: Inbound, i: int) -> Game | None:
+        mine = [g for g in self._running_games() if self._seat_name(g, row.author) or
+                g.host.casefold() == row.author.casefold()]
+        tags = game_tags(row.subject, row.body)
+        if tags:
+            hits = [g for g in mine if g.id in tags]
+            if len(hits) == 1:
+                return hits[0]
+            self._reply(row, None, f"You are not in a running game tagged "
+                        f"{', '.join(f'G{t}' for t in sorted(tags))}.", i)
+            return None
+        if row.parent:
+            sent = Outbox.get_or_none(Outbox.ext_id == row.parent)
+            if sent is not None and sent.game is not None:
+                hit = [g for g in mine if g.id == sent.game]
+                if hit:
+                    return hit[0]
+        if len(mine) == 1:
+            return mine[0]
+        if not mine:
+            self._reply(row, None, "You are not in a running game.", i)
+        else:
+            tags_ = ", ".join(g.tag for g in mine)
+            self._reply(row, None, f"You are in several games ({tags_}). Put the game's tag in "
+                        "the subject or the message, like `G12 APPROVE`. Nothing was changed.", i)
+        return None
+
+    def _running_games(self) -> list[Game]:
+        return list(Game.select().where((Game.status == "running") & (Game.forum == self.forum.name)))
+
+    def _seat_name(self, game: Game, author: str) -> str | None:
+        folded = author.casefold()
+        for n in self.state(game).names:
+            if n.casefold() == folded:
+                return n
+        return None
+
+    # --- commands ------------------------------------------------------------------
+
+    def _player_command(self, game: Game, row: Inbound, parsed: Parsed, via: str,
+                        at: datetime, i: int) -> None:
+        self._fire_game_deadlines(game, at)
+        state = self.state(game)
+        tag = game.tag
+        if parsed.verb == "status":
+            self._reply(row, game, self.status_text(game), i, private=via == "pm")
+            return
+        if parsed.verb == "help":
+            self._reply(row, game, help_text(tag), i, private=True)
+            return
+        if not state.running:
+            self._reply(row, game, "This game is over.", i)
+            return
+        seat = self._seat_name(game, row.author)
+        if seat is None:
+            self._reply(row, game, "Only the players of this game can do that; you are not one "
+                        "of them.", i, private=via == "pm")
+            return
+        if parsed.verb == "propose":
+            team = []
+            for raw in parsed.names:
+                name = resolve_name(raw, state.names, state.config.aliases)
+                if isinstance(name, NameProblem):
+                    self._reply(row, game, name.message + " Nothing was changed. The right form: "
+                                "**PROPOSE: name, name**", i, private=via == "pm")
+                    return
+                team.append(name)
+            if parsed.extra:
+                self._reply(row, game, "PUBLIC: is only for so-say-we-all games.", i)
+                return
+            command = Propose(at=at, author=seat, team=tuple(team))
+        elif parsed.verb == "vote":
+            if parsed.extra == "critical":
+                self._reply(row, game, "Critical votes are only for so-say-we-all games.", i,
+                            private=via == "pm")
+                return
+            command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via)
+        elif parsed.verb == "order":
+            command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
+        else:
+            self._reply(row, game, f"{parsed.text} is not available in this game.", i,
+                        private=via == "pm")
+            return
+        self._apply(game, command, row, i)
+
+    def _apply(self, game: Game, command, row: Inbound | None = None, i: int = 0) -> bool:
+        result = apply(self.state(game), command)
+        if isinstance(result, Refusal):
+            if row is not None:
+                text = render_refusal(result, game.tag)
+                self._reply(row, game, text, i, private=result.private or row.kind == "pm")
+            return False
+        self._commit_events(game, result)
+        return True
+
+    def _commit_events(self, game: Game, events) -> None:
+        first = store.append_events(game, events)
+        state = self.state(game, refresh_from=events)
+        for msg in render_events(state, events, game.tag, self.forum.markup.value):
+            self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
+        due = deadlines.due(state)
+        game.next_deadline = store.naive(due) if due else None
+        if state.phase == FINISHED:
+            game.status = "finished"
+        game.save()
+
+    def _enqueue_message(self, game: Game, msg: Message, key: str) -> None:
+        now = self.clock()
+        if msg.to is not None:
+            out = Outgoing(key=key, kind="pm", body=msg.body, to=msg.to, subject=msg.subject)
+        elif msg.opening and game.thread is None:
+            cfg = game.game_config()
+            out = Outgoing(key=key, kind="thread", body=msg.body, title=msg.title, where=cfg.subreddit)
+        else:
+            out = Outgoing(key=key, kind="comment", body=msg.body, thread=game.thread)
+        store.enqueue(out, game.id, now, msg.priority)
+
+    def _reply(self, row: Inbound, game: Game | None, text: str, i: int, private: bool = True) -> None:
+        key = f"re:{self.forum.name}:{row.ext_id}:{i}"
+        tag = game.tag if game else None
+        if row.kind == "comment" and not private:
+            out = Outgoing(key=key, kind="comment", body=f"u/{row.author}: {text}",
+                           thread=row.thread, reply_to=row.ext_id)
+        else:
+            subject = f"{tag}: re: your message" if tag else "re: your message"
+            out = Outgoing(key=key, kind="pm", body=text, to=row.author, subject=subject)
+        store.enqueue(out, game.id if game else None, self.clock())
+
+    # --- games ---------------------------------------------------------------------
+
+    def _new_game(self, row: Inbound, at: datetime) -> None:
+        if self.hosts and row.author.casefold() not in self.hosts:
+            self._reply(row, None, "Only the hosts this bot is set up for may start games.", 0)
+            return
+        cfg, problems = parse_config(row.body, row.author)
+        thread = None
+        if cfg is not None and cfg.thread != "new":
+            thread = self.forum.thread_id(cfg.thread)
+            if thread is None:
+                from .gameconfig import Problem
+                problems = [Problem("thread", f"{cfg.thread!r} is not a thread I can post in")]
+        if problems:
+            lines = "\n".join(f"- `{p.key}`: {p.message}" for p in problems)
+            self._reply(row, None, f"No game was created. Your config has {len(problems)} "
+                        f"problem{'s' if len(problems) != 1 else ''}:\n\n{lines}", 0)
+            return
+        seed = cfg.seed if cfg.seed is not None else int.from_bytes(os.urandom(4), "big")
+        game = Game.create(forum=self.forum.name, host=row.author, preset=cfg.preset,
+                           config=_json(cfg.to_json()), seed=seed, thread=thread,
+                           created_at=store.naive(at))
+        self._commit_events(game, start(cfg, seed, at))
+        where = "in the thread" if thread else "in a new thread"
+        self._reply(row, game, f"Game {game.tag} is set up. I am dealing the roles by PM and "
+                    f"posting the opening {where}. Use {game.tag} in PMs about it.", 0)
+
+    def state(self, game: Game, refresh_from=None) -> GameState:
+        """The live state of a game: cached, rebuilt by replaying its log when needed."""
+        cached = self._states.get(game.id)
+        if cached is not None and refresh_from is not None:
+            from .rules.state import fold
+            for e in refresh_from:
+                fold(cached, e)
+            return cached
+        if cached is None:
+            cached = replay(game.game_config(), game.seed, store.game_events(game))
+            self._states[game.id] = cached
+        return cached
+
+    # --- deadlines -----------------------------------------------------------------
+
+    def _fire_game_deadlines(self, game: Game, now: datetime) -> int:
+        fired = 0
+        while True:
+            state = self.state(game)
+            cmd = deadlines.expired(state, now)
+            if cmd is None:
+                return fired
+            if not self._apply(game, cmd):
+                return fired
+            fired += 1
+
+    def fire_deadlines(self, now: datetime) -> int:
+        fired = 0
+        due = Game.select().where((Game.status == "running") & (Game.forum == self.forum.name) &
+                                  (Game.next_deadline <= store.naive(now)))
+        for game in list(due):
+            try:
+                with db.atomic():
+                    fired += self._fire_game_deadlines(game, now)
+            except Exception:
+                log.exception("deadline of %s failed", game.tag)
+                self._states.pop(game.id, None)
+        return fired
+
+    def next_deadline(self) -> datetime | None:
+        g = (Game.select(Game.next_deadline).where(
+            (Game.status == "running") & Game.next_deadline.is_null(False) & (Game.forum == self.forum.name))
+            .order_by(Game.next_deadline).first())
+        return store.aware(g.next_deadline) if g else None
+
+    # --- the outbox ----------------------------------------------------------------
+
+    def flush(self) -> int:
+        posted = 0
+        now = self.clock()
+        items = (Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
+        for item in list(items):
+            if item.not_before is not None and store.aware(item.not_before) > now:
+                continue
+            if item.kind == "comment" and item.thread is None:
+                game = Game.get_by_id(item.game)
+                if game.thread is None:
+                    continue  # the opening post is not out yet
+                item.thread = game.thread
+            out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
+                           to=item.to, subject=item.subject, title=item.title, where=item.place,
+                           reply_to=item.reply_to)
+            try:
+                if item.uncertain:
+                    found = self.forum.find_posted(out)
+                    if found is not None:
+                        self._posted(item, found)
+                        continue
+                item.uncertain = True
+                item.attempts += 1
+                item.save()
+                self._posted(item, self.forum.post(out))
+                posted += 1
+            except TransientError as e:
+                wait = e.retry_after if e.retry_after is not None else 30
+                item.uncertain = False
+                item.not_before = store.naive(now + timedelta(seconds=wait))
+                item.error = str(e)[:500]
+                item.save()
+            except UncertainError as e:
+                item.error = str(e)[:500]
+                item.save()  # still uncertain: the next flush looks for it first
+            except PermanentError as e:
+                item.state = "failed"
+                item.uncertain = False
+                item.error = str(e)[:500]
+                item.save()
+                self._tell_host_of_failure(item, str(e))
+        return posted
+
+    def _posted(self, item: Outbox, posted) -> None:
+        with db.atomic():
+            item.state = "posted"
+            item.uncertain = False
+            item.ext_id = posted.id
+            item.url = posted.url
+            item.posted_at = store.naive(self.clock())
+            item.save()
+            if item.kind == "thread" and item.game is not None:
+                Game.update(thread=posted.id, thread_url=posted.url).where(
+                    Game.id == item.game).execute()
+
+    def _tell_host_of_failure(self, item: Outbox, error: str) -> None:
+        if item.game is None:
+            return
+        game = Game.get_by_id(item.game)
+        if item.kind == "pm" and item.to and item.to.casefold() == game.host.casefold():
+            return
+        what = f"a PM to {item.to}" if item.kind == "pm" else "a post in the game thread"
+        out = Outgoing(key=f"{item.key}:failed", kind="pm", to=game.host,
+                       subject=f"{game.tag}: a message could not be delivered",
+                       body=f"{game.tag}: I could not deliver {what}: {error}")
+        store.enqueue(out, game.id, self.clock())
+
+    def status_text(self, game: Game) -> str:
+        state = self.state(game)
+        from .status import public_status
+        return public_status(state, game.tag)
+
+
+def help_text(tag: str) -> str:
+    return (f"{tag}: the leader posts **PROPOSE: name, name** in the thread. Everyone votes "
+            "**APPROVE** or **REJECT** in a bold comment or by PM (a PM may carry the game tag, "
+            f"like `{tag} APPROVE`). Team members PM **SUPPORT** or **SABOTAGE**. **STATUS** "
+            "shows the state of the game.")
+
+
+def _json(obj) -> str:
+    import json
+    return json.dumps(obj)

@@ -1,0 +1,208 @@
+"""Text -> commands. Bold spans in thread comments (Markdown, BBCode, HTML), one command a
+line in PMs. Quotes and code never count. Pure: no game state beyond the names passed in.
+
+The config message (YAML) is parsed in `gameconfig`; `parse_config` is re-exported here.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# --- cleaning ------------------------------------------------------------------------
+
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+_INDENTED_CODE = re.compile(r"^(?: {4}|\t).*$", re.M)
+_INLINE_CODE = re.compile(r"`+[^`\n]*`+")
+_MD_QUOTE = re.compile(r"^[ \t]*(>|&gt;).*$", re.M)
+_BB_QUOTE = re.compile(r"\[quote[^\]]*\].*?(\[/quote\]|\Z)", re.S | re.I)
+_BB_CODE = re.compile(r"\[code[^\]]*\].*?(\[/code\]|\Z)", re.S | re.I)
+_HTML_QUOTE = re.compile(r"<blockquote[^>]*>.*?(</blockquote>|\Z)", re.S | re.I)
+_HTML_CODE = re.compile(r"<(pre|code)[^>]*>.*?(</\1>|\Z)", re.S | re.I)
+_STYLE_TAGS = re.compile(
+    r"\[/?(?:color|colour|size|font|i|u|s)(?:=[^\]]*)?\]|</?(?:span|font|em|i|u|s)(?:\s[^>]*)?>",
+    re.I,
+)
+_BOLD = re.compile(
+    r"\*\*(?P<a>.+?)\*\*|(?<![\w])__(?P<b>.+?)__(?![\w])|\[b\](?P<c>.*?)\[/b\]"
+    r"|<(?:b|strong)(?:\s[^>]*)?>(?P<d>.*?)</(?:b|strong)>",
+    re.S | re.I,
+)
+# Bounded so that an enormous comment costs bounded work.
+MAX_TEXT = 20_000
+MAX_COMMANDS = 20
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(_ZERO_WIDTH)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def strip_quotes_and_code(text: str) -> str:
+    for pattern in (_FENCE, _BB_QUOTE, _BB_CODE, _HTML_QUOTE, _HTML_CODE):
+        text = pattern.sub("\n", text)
+    text = _INDENTED_CODE.sub("", text)
+    text = _MD_QUOTE.sub("", text)
+    return _INLINE_CODE.sub(" ", text)
+
+
+def bold_spans(text: str) -> list[str]:
+    """The bold spans that count, in order, from any of the three markups."""
+    text = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
+    spans = []
+    for m in _BOLD.finditer(text):
+        span = next(g for g in m.groups() if g is not None)
+        span = " ".join(span.replace("*", " ").split())
+        if span:
+            spans.append(span)
+    return spans
+
+
+# --- commands ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A command as typed: a verb and its raw arguments (names not yet resolved)."""
+
+    verb: str  # propose | vote | order | status | help | join | leave | host:<verb> ...
+    names: tuple[str, ...] = ()
+    choice: str = ""
+    extra: str = ""
+    text: str = ""  # the span or line it came from
+
+
+_GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
+_PROPOSE = re.compile(r"^(?:PROPOSE|TEAM)\s*:?\s*(?P<names>.*)$", re.I | re.S)
+_VOTE = re.compile(r"^(?:VOTE\s*:?\s*)?(?P<crit>CRITICAL\s+)?(?P<v>APPROVE|REJECT|ABSTAIN)[.!]*$", re.I)
+_ORDER = re.compile(r"^(?:ORDER\s*:?\s*)?(?P<o>SUPPORT|SABOTAGE|SUCCESS|FAIL)[.!]*$", re.I)
+_WORD = re.compile(r"^(?P<w>STATUS|HELP|JOIN|LEAVE|PASS)[.!?]*$", re.I)
+_HOST = re.compile(
+    r"^(?P<verb>EXTEND|CLOSE|PAUSE|RESUME|REPLACE|DISQUALIFY|ABORT|STATUS|SKIP|RECORD|SIGNUPS)"
+    r"\s+G(?P<game>\d+)\b\s*(?P<rest>.*)$",
+    re.I,
+)
+_ORDER_WORDS = {"support": "support", "success": "support", "sabotage": "sabotage", "fail": "sabotage"}
+_NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*|\s+", re.I)
+
+
+def parse_command(span: str) -> Parsed | None:
+    """One bold span or PM line -> a command, or None if it is not one."""
+    s = " ".join(span.strip().split())
+    if not s:
+        return None
+    if m := _PROPOSE.match(s):
+        body = m.group("names")
+        public = ""
+        if pm := re.search(r";\s*PUBLIC\s*:?\s*(\S+)\s*$", body, re.I):
+            public = pm.group(1)
+            body = body[: pm.start()]
+        names = tuple(n for n in _NAME_SPLIT.split(body.strip(" .:")) if n)
+        return Parsed("propose", names=names, extra=public, text=s)
+    if m := _VOTE.match(s):
+        return Parsed("vote", choice=m.group("v").lower(),
+                      extra="critical" if m.group("crit") else "", text=s)
+    if m := _ORDER.match(s):
+        return Parsed("order", choice=_ORDER_WORDS[m.group("o").lower()], text=s)
+    if m := _WORD.match(s):
+        word = m.group("w").lower()
+        if word == "pass":  # with no card window open, PASS is an abstention
+            return Parsed("vote", choice="abstain", extra="pass", text=s)
+        return Parsed(word, text=s)
+    if m := _HOST.match(s):
+        return Parsed("host:" + m.group("verb").lower(), extra=m.group("rest").strip(),
+                      choice=m.group("game"), text=s)
+    return None
+
+
+def parse_comment(text: str) -> list[Parsed]:
+    """The commands in a thread comment: bold spans only, in order."""
+    found = []
+    for span in bold_spans(text):
+        if (p := parse_command(span)) is not None:
+            found.append(p)
+        if len(found) >= MAX_COMMANDS:
+            break
+    return found
+
+
+_LINE_BOLD = re.compile(r"\*\*|__|\[/?b\]|</?(?:b|strong)>", re.I)
+
+
+def parse_pm(text: str) -> list[Parsed]:
+    """The commands in a PM: one a line, bold optional, quotes and code ignored."""
+    clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
+    found = []
+    for line in clean.split("\n"):
+        line = _LINE_BOLD.sub("", line).strip()
+        if not line or _GAME_TAG.fullmatch(line.strip(" .:")):
+            continue
+        if (p := parse_command(line)) is None:
+            # "G12 APPROVE" and "APPROVE G12": a tag beside a command is a routing hint
+            p = parse_command(_GAME_TAG.sub(" ", line)) if _GAME_TAG.search(line) else None
+            if p is not None and p.verb.startswith("host:"):
+                p = None
+        if p is not None:
+            found.append(p)
+        if len(found) >= MAX_COMMANDS:
+            break
+    return found
+
+
+def game_tags(*texts: str) -> set[int]:
+    """The game numbers named by tags such as G12."""
+    tags: set[int] = set()
+    for t in texts:
+        tags.update(int(m) for m in _GAME_TAG.findall(normalize(t or "")))
+    return tags
+
+
+# --- names ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NameProblem:
+    name: str
+    candidates: tuple[str, ...]  # empty: unknown; several: ambiguous
+
+    @property
+    def message(self) -> str:
+        if self.candidates:
+            return f"'{self.name}' could be {', '.join(self.candidates)}: write more of the name."
+        return f"'{self.name}' is not a player in this game."
+
+
+_PREFIX = re.compile(r"^(?:/?u/|@)", re.I)
+
+
+def clean_name(raw: str) -> str:
+    return _PREFIX.sub("", normalize(raw).strip().strip(".,;:!?*_'\"()[]")).strip()
+
+
+def resolve_name(raw: str, names: list[str], aliases: dict[str, str] | None = None) -> str | NameProblem:
+    """A typed name -> the player's name: case-insensitive, u/ and @ prefixes, host aliases,
+    and a unique prefix of 3 letters or more."""
+    want = clean_name(raw).casefold()
+    if not want:
+        return NameProblem(raw, ())
+    for n in names:
+        if n.casefold() == want:
+            return n
+    for alias, target in (aliases or {}).items():
+        if alias.casefold() == want and target in names:
+            return target
+    if len(want) >= 3:
+        hits = tuple(n for n in names if n.casefold().startswith(want))
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            return NameProblem(raw, hits)
+    return NameProblem(raw, ())
+
+
+def parse_config(text: str, host: str):  # noqa: ANN201 - re-export, see gameconfig
+    from .gameconfig import parse_config as _parse
+
+    return _parse(text, host)

@@ -1,0 +1,275 @@
+"""The words of every post and PM. One function per event type; the thread gets one
+post per batch of events, each player their own PMs. Roles and who played which order
+never appear in a public post before the game ends."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..deadlines import format_duration
+from ..rules import events as ev
+from ..rules.commands import Refusal
+from ..rules.presets import TEAM_SIZES, fails_needed
+from ..rules.roles import role_set
+from ..rules.state import SPIES, GameState
+from .markup import markup_for
+
+THREAD = "thread"
+
+
+@dataclass(frozen=True)
+class Message:
+    slot: str  # unique within one batch: becomes part of the outbox key
+    body: str
+    to: str | None = None  # None: the game thread
+    subject: str = ""
+    opening: bool = False  # the game's opening post (a new thread, or a first comment)
+    title: str = ""
+    priority: int = 1  # 0: results and prompts; 1: replies; 2: reminders; 3: status
+
+
+def when(at: datetime, seconds: int | None) -> str:
+    if seconds is None:
+        return "no deadline"
+    due = at + timedelta(seconds=seconds)
+    return f"{due:%Y-%m-%d %H:%M} UTC (in {format_duration(seconds)})"
+
+
+def role_name(state: GameState, role: str) -> str:
+    return role.replace("-", " ").title()
+
+
+def side_name(state: GameState, side: str) -> str:
+    p = state.config.rules
+    return p.spies_name if side == SPIES else p.resistance_name
+
+
+def track(state: GameState, m) -> str:
+    marks = []
+    for i in range(1, 6):
+        done = next((x for x in state.missions if x["number"] == i), None)
+        if done:
+            marks.append("✔" if done["result"] == "success" else "✘")
+        else:
+            marks.append(str(TEAM_SIZES[len(state.seats)][i - 1]))
+    return f"Missions: {' '.join(marks)} (✔ success, ✘ fail, a number: team size still to play)"
+
+
+# --- per event ---------------------------------------------------------------------
+
+
+def _opening(state: GameState, e: ev.Event, tag: str, m) -> str:
+    c = state.config
+    p = c.rules
+    n = len(state.seats)
+    d = c.deadlines
+    rows = [[str(i), str(TEAM_SIZES[n][i - 1]) + (" (2 SABOTAGEs to fail)" if fails_needed(p, n, i) == 2 else "")]
+            for i in range(1, 6)]
+    votes_where = "by PM to the bot only" if c.team_votes == "pm" else "in a bold comment here, or by PM"
+    parts = [
+        m.heading(f"{c.title} ({tag})"),
+        f"{p.title}. Host: {c.host}. {n} players, {len(state.spies())} of them spies.",
+        p.summary,
+        m.bold("Leader order") + ": " + ", ".join(state.names),
+        m.table(["Mission", "Team size"], rows),
+        m.bold("Deadlines") + f": proposal {format_duration(d.proposal)}, team vote "
+        f"{format_duration(d.team_vote)}, mission {format_duration(d.mission)}. A missed team "
+        f"vote counts as {c.missed.team_vote.upper()}; a missed mission order as "
+        + ("SUPPORT for the Resistance and SABOTAGE for a spy" if c.missed.mission == "by-side"
+           else c.missed.mission.upper()) + "."
+        + (f" Missing {c.missed.disqualify_after} votes in a row disqualifies a player."
+           if c.missed.disqualify_after else ""),
+        m.bold("How to play") + ": the leader posts " + m.bold("PROPOSE: name, name") + ". "
+        f"Everyone votes {m.bold('APPROVE')} or {m.bold('REJECT')} {votes_where}; you may change "
+        "your vote until it closes. Team members PM the bot " + m.bold("SUPPORT") + " or "
+        + m.bold("SABOTAGE") + f" (put {tag} in the subject if you play several games). Only "
+        "bold text counts; quotes and code never do. Editing a comment does not change a vote: "
+        "post a new comment. Everyone has been sent their role by PM.",
+    ]
+    return "\n\n".join(parts)
+
+
+def _role_pm(state: GameState, tag: str, name: str, m) -> str:
+    seat = state.seat(name)
+    c = state.config
+    lines = [f"Your role in {c.title} ({tag}): {m.bold(role_name(state, seat.role))}, "
+             f"one of {side_name(state, seat.side)}."]
+    known = role_set(c).knowledge(state, name)
+    if known:
+        lines.append("You know: " + ", ".join(f"{k.name} ({role_name(state, k.label)})" for k in known) + ".")
+    elif seat.side == SPIES and not c.rules.spies_know_each_other:
+        lines.append("In this game the spies do not know each other.")
+    if seat.side == SPIES:
+        lines.append("On a mission you may PM me SUPPORT or SABOTAGE.")
+    else:
+        lines.append("On a mission you can only SUPPORT.")
+    lines.append("Keep this message secret. The game thread will say what to do and when.")
+    return "\n\n".join(lines)
+
+
+def _proposal_opened(state, e, tag, m) -> str:
+    d = e.data
+    fails = " Two SABOTAGEs are needed to fail it." if d["fails_needed"] == 2 else ""
+    last = d.get("rejections", 0) == 4
+    attempt = f" (proposal {d['attempt']}" + ("; 4 teams were rejected, so if this one is too, the spies win" if last else "") + ")"
+    title = m.bold(f"Mission {d['mission']}")
+    return (f"{title}{attempt}: the leader is {m.bold(d['leader'])}, "
+            f"with a team of {d['team_size']}.{fails}\n\n"
+            f"{d['leader']}, post {m.bold('PROPOSE: ' + ', '.join(['name'] * d['team_size']))} "
+            f"by {when(e.at, state.config.deadlines.proposal)}.")
+
+
+def _team_proposed(state, e, tag, m) -> str:
+    d = e.data
+    where = "by PM to the bot" if state.config.team_votes == "pm" else "in a bold comment here or by PM"
+    close = " The vote closes as soon as everyone has voted." if state.config.deadlines.close_early else ""
+    return (f"{d['leader']} proposes {m.bold(', '.join(d['team']))} for mission {d['mission']}.\n\n"
+            f"Everyone: vote {m.bold('APPROVE')} or {m.bold('REJECT')} {where}, by "
+            f"{when(e.at, state.config.deadlines.team_vote)}.{close}")
+
+
+def _vote_closed(state, e, tag, m) -> str:
+    d = e.data
+    defaulted = set(d["defaulted"])
+    rows = [[n, v.upper() + (" (default)" if n in defaulted else "")] for n, v in d["votes"].items()]
+    verdict = "APPROVED" if d["approved"] else "REJECTED"
+    text = (f"The vote on {d['leader']}'s team ({', '.join(d['team'])}) is closed: "
+            f"{m.bold(verdict)}, {d['approve']} APPROVE to {d['reject']} REJECT.\n\n"
+            + m.table(["Player", "Vote"], rows))
+    if not d["approved"]:
+        text += f"\n\nRejected teams this mission: {state_rejections(state, d)} of 5."
+    return text
+
+
+def state_rejections(state: GameState, d: dict) -> int:
+    return sum(1 for v in state.vote_history if v["mission"] == d["mission"] and not v["approved"]
+               and v["proposal"] <= d["proposal"])
+
+
+def _proposal_missed(state, e, tag, m) -> str:
+    d = e.data
+    extra = " It counts as a rejected team." if d.get("counts_as_rejection") else ""
+    return f"{d['leader']} did not propose a team in time. The leadership passes.{extra}"
+
+
+def _mission_opened(state, e, tag, m) -> str:
+    d = e.data
+    return (f"Mission {d['mission']} goes ahead with {', '.join(d['team'])}. Team members: "
+            f"PM the bot {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
+            f"{when(e.at, state.config.deadlines.mission)}. The result comes when every order "
+            "is in.")
+
+
+def _order_prompt(state, e, tag, m) -> str:
+    d = e.data
+    return (f"You are on the team for mission {d['mission']} of {tag}. Reply to this message "
+            f"with {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
+            f"{when(e.at, state.config.deadlines.mission)}. Members of the Resistance can only "
+            "SUPPORT. You may change your order until the mission closes.")
+
+
+def _mission_resolved(state, e, tag, m) -> str:
+    d = e.data
+    result = "SUCCEEDED" if d["result"] == "success" else "FAILED"
+    needed = f" ({d['fails_needed']} were needed to fail it)" if d["fails_needed"] > 1 else ""
+    title = m.bold(f"Mission {d['number']} {result}")
+    return (f"{title}: {d['sabotages']} SABOTAGE"
+            f"{'' if d['sabotages'] == 1 else 's'}{needed}.\n\n{track(state, m)}")
+
+
+def _disqualified(state, e, tag, m) -> str:
+    d = e.data
+    return (f"{d['player']} is disqualified ({d['reason']}). The slot stays in the game and "
+            "plays the default from now on.")
+
+
+def _game_ended(state, e, tag, m) -> str:
+    d = e.data
+    p = state.config.rules
+    winner = p.spies_name if d["winner"] == SPIES else p.resistance_name
+    why = {"missions": "three missions", "rejections": "five rejected teams in one mission",
+           "assassination": "the assassination", "aborted": "the game was aborted"}[d["reason"]]
+    roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
+    missions = m.table(["Mission", "Leader", "Team", "Result"],
+                       [[str(x["number"]), x["leader"], ", ".join(x["team"]),
+                         f"{x['result'].upper()} ({x['sabotages']} SABOTAGE)"] for x in state.missions])
+    history = m.table(
+        ["Mission", "Proposal", "Leader", "Team", "Result"] + state.names,
+        [[str(v["mission"]), str(v["proposal"]), v["leader"], ", ".join(v["team"]),
+          "approved" if v["approved"] else "rejected"]
+         + [v["votes"][n][:3].upper() + ("*" if n in v["defaulted"] else "") for n in state.names]
+         for v in state.vote_history])
+    return "\n\n".join([
+        m.heading(f"{winner} win, by {why}."),
+        roles,
+        m.bold("Missions"), missions,
+        m.bold("Every team vote") + " (APP approve, REJ reject, ABS abstain; * a default)",
+        history,
+        f"winner: {d['winner']} ({d['reason']})",
+    ])
+
+
+def _host_disqualified(state, e, tag, m) -> str:
+    d = e.data
+    command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
+    return (f"{d['player']} was disqualified in {tag} ({d['reason']}). To put someone in the "
+            f"slot, PM me: {command}")
+
+
+_PUBLIC = {
+    ev.PROPOSAL_OPENED: _proposal_opened,
+    ev.TEAM_PROPOSED: _team_proposed,
+    ev.VOTE_CLOSED: _vote_closed,
+    ev.PROPOSAL_MISSED: _proposal_missed,
+    ev.MISSION_OPENED: _mission_opened,
+    ev.MISSION_RESOLVED: _mission_resolved,
+    ev.PLAYER_DISQUALIFIED: _disqualified,
+    ev.GAME_ENDED: _game_ended,
+}
+
+
+def render_events(state: GameState, events: list[ev.Event], tag: str, markup: str = "markdown") -> list[Message]:
+    """The posts and PMs for one batch of events. `state` is the state after them."""
+    m = markup_for(markup)
+    out: list[Message] = []
+    public: list[str] = []
+    priority = 1
+    for e in events:
+        if e.type == ev.GAME_STARTED:
+            out.append(Message("opening", _opening(state, e, tag, m), opening=True,
+                               title=f"{state.config.title} ({tag})", priority=0))
+            for name in state.names:
+                out.append(Message(f"role:{name}", _role_pm(state, tag, name, m), to=name,
+                                   subject=f"{tag}: your role", priority=0))
+            continue
+        if e.type in _PUBLIC:
+            public.append(_PUBLIC[e.type](state, e, tag, m))
+            priority = 0
+        if e.type == ev.MISSION_OPENED:
+            for name in e.data["team"]:
+                out.append(Message(f"orders:{name}", _order_prompt(state, e, tag, m), to=name,
+                                   subject=f"{tag}: mission {e.data['mission']} orders", priority=0))
+        elif e.type == ev.PLAYER_DISQUALIFIED:
+            out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
+                               to=state.config.host, subject=f"{tag}: a player was disqualified"))
+        elif e.type == ev.VOTE_CAST and e.data["via"] == "pm":
+            out.append(Message(f"ack-vote:{e.data['player']}",
+                               f"{tag}: your vote {m.bold(e.data['vote'].upper())} is recorded. You "
+                               "may change it until the vote closes.",
+                               to=e.data["player"], subject=f"{tag}: vote recorded"))
+        elif e.type == ev.ORDER_CAST:
+            out.append(Message(f"ack-order:{e.data['player']}",
+                               f"{tag}: your order {m.bold(e.data['order'].upper())} is recorded. You "
+                               "may change it until the mission closes.",
+                               to=e.data["player"], subject=f"{tag}: order recorded"))
+    if public:
+        out.insert(0, Message("post", "\n\n".join(public), priority=priority))
+    return out
+
+
+def render_refusal(refusal: Refusal, tag: str | None, markup: str = "markdown") -> str:
+    prefix = f"{tag}: " if tag else ""
+    text = f"{prefix}{refusal.reason}"
+    if refusal.hint:
+        text += f" The right form: {refusal.hint}"
+    return text

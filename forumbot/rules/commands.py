@@ -1,0 +1,44 @@
+"""What players, hosts and the clock ask of a game. Names are already resolved to seats."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Command:
+    at: datetime
+    author: str  # a seat's name; the host's name for host commands; "" for the clock
+
+
+@dataclass(frozen=True)
+class Propose(Command):
+    team: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TeamVote(Command):
+    choice: str  # approve | reject | abstain
+    via: str  # thread | pm
+
+
+@dataclass(frozen=True)
+class MissionOrder(Command):
+    choice: str  # support | sabotage
+    via: str  # thread | pm
+
+
+@dataclass(frozen=True)
+class Expire(Command):
+    """The deadline of phase `phase_id` has passed."""
+
+    phase_id: int
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A command the rules do not accept: told to its sender, changes nothing."""
+
+    reason: str
+    hint: str = ""
+    private: bool = False  # must be answered by PM, never in the thread

@@ -1,0 +1,87 @@
+"""A validated game configuration: what the host's `new game` message settles."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .presets import PRESETS, Preset
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """Durations in seconds (None = no deadline)."""
+
+    proposal: int | None
+    team_vote: int | None
+    mission: int | None
+    choice: int | None
+    card_window: int | None
+    remind_before: int | None
+    signup: int | None
+    close_early: bool
+
+
+@dataclass(frozen=True)
+class Missed:
+    team_vote: str  # approve | reject | abstain
+    mission: str  # support | sabotage | by-side
+    disqualify_after: int
+    orders_count: bool
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    preset: str
+    players: tuple[str, ...]
+    host: str
+    title: str = "The Resistance"
+    leader_order: str = "random"  # random | listed
+    seed: int | None = None
+    team_votes: str = "any"
+    thread: str = "new"
+    subreddit: str | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
+    deadlines: Deadlines | None = None
+    missed: Missed | None = None
+
+    @property
+    def rules(self) -> Preset:
+        return PRESETS[self.preset]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "GameConfig":
+        data = dict(data)
+        data["players"] = tuple(data["players"])
+        data["deadlines"] = Deadlines(**data["deadlines"])
+        data["missed"] = Missed(**data["missed"])
+        return cls(**data)
+
+
+def default_deadlines(preset: Preset) -> Deadlines:
+    d = preset.deadlines
+    return Deadlines(
+        proposal=d.proposal,
+        team_vote=d.team_vote,
+        mission=d.mission,
+        choice=d.choice,
+        card_window=d.card_window,
+        remind_before=d.remind_before,
+        signup=d.signup,
+        close_early=d.close_early,
+    )
+
+
+def default_missed(preset: Preset) -> Missed:
+    m = preset.missed
+    return Missed(m.team_vote, m.mission, m.disqualify_after, m.orders_count)
+
+
+def make_config(preset: str, players: list[str] | tuple[str, ...], host: str = "host", **kw) -> GameConfig:
+    """A config with the preset's defaults; for code and tests (hosts use YAML)."""
+    p = PRESETS[preset]
+    kw.setdefault("deadlines", default_deadlines(p))
+    kw.setdefault("missed", default_missed(p))
+    kw.setdefault("team_votes", p.team_votes)
+    return GameConfig(preset=preset, players=tuple(players), host=host, **kw)

@@ -1,0 +1,329 @@
+"""The game as pure code: `start` deals, `apply` turns a command into events, `replay`
+folds a log back into a state. No I/O, no clock (time comes in on each command), no
+global randomness (the deal is seeded)."""
+from __future__ import annotations
+
+import copy
+import random
+from datetime import datetime
+
+from . import events as ev
+from .commands import Command, Expire, MissionOrder, Propose, Refusal, TeamVote
+from .config import GameConfig
+from .events import Event
+from .hooks import RulePlugin, plugins_for
+from .presets import MISSIONS_TO_WIN, REJECTIONS_TO_LOSE, fails_needed, team_size
+from .roles import role_set
+from .state import MISSION, PROPOSAL, RESISTANCE, SPIES, TEAM_VOTE, GameState, fold
+
+
+class Tx:
+    """A working copy of the state and the events emitted so far in one `apply`."""
+
+    def __init__(self, state: GameState, at: datetime, plugins: list[RulePlugin]):
+        self.state = copy.deepcopy(state)
+        self.at = at
+        self.plugins = plugins
+        self.events: list[Event] = []
+
+    def emit(self, type_: str, **data) -> Event:
+        event = Event(type_, self.at, data)
+        fold(self.state, event)
+        self.events.append(event)
+        return event
+
+
+def start(config: GameConfig, seed: int, at: datetime) -> list[Event]:
+    """Deal the game from its seed and open the first proposal."""
+    roles_ = role_set(config)
+    order, roles = roles_.deal(config, random.Random(seed))
+    sides = {n: roles_.side(config, r) for n, r in roles.items()}
+    tx = Tx(GameState(config), at, plugins_for(config.preset))
+    tx.emit(ev.GAME_STARTED, order=order, roles=roles, sides=sides, seed=seed)
+    _open_proposal(tx, 1, order[0])
+    return tx.events
+
+
+def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
+    """The state after `events`. Refuses a log whose deal is not the seed's."""
+    state = GameState(config)
+    if events:
+        dealt = start(config, seed, events[0].at)[0]
+        if events[0].type != ev.GAME_STARTED or events[0].data != dealt.data:
+            raise ValueError("the event log does not start with this seed's deal")
+    for e in events:
+        fold(state, e)
+    return state
+
+
+def apply(
+    state: GameState, command: Command, plugins: list[RulePlugin] | None = None
+) -> list[Event] | Refusal:
+    """The events a command causes, or why it is refused. `state` is not changed."""
+    if not state.running:
+        return Refusal("This game is over.")
+    if plugins is None:
+        plugins = plugins_for(state.config.preset)
+    at = max(command.at, state.last_event_at) if state.last_event_at else command.at
+    tx = Tx(state, at, plugins)
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        return Refusal(f"{type(command).__name__} is not part of this game.")
+    refusal = handler(tx, command)
+    if refusal is not None:
+        return refusal
+    return tx.events
+
+
+# --- proposals ----------------------------------------------------------------------
+
+
+def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
+    s = tx.state
+    if s.phase != PROPOSAL:
+        return Refusal(f"There is no team to propose now: {_phase_words(s)}.")
+    if cmd.author != s.leader:
+        return Refusal(f"Only the leader, {s.leader}, may propose a team now.")
+    size = s.team_size()
+    example = "**PROPOSE: " + ", ".join(_example_team(s, size)) + "**"
+    if len(set(cmd.team)) != len(cmd.team):
+        return Refusal("A player can be on the team only once.", example)
+    if len(cmd.team) != size:
+        return Refusal(
+            f"Mission {s.mission} needs a team of {size}; you named {len(cmd.team)}.", example
+        )
+    for name in cmd.team:
+        seat = s.seat(name)
+        if seat is None:
+            return Refusal(f"{name} is not a player in this game.", example)
+        if seat.disqualified:
+            return Refusal(f"{name} is disqualified and cannot go on a mission.", example)
+    for p in tx.plugins:
+        if (r := p.before_proposal(s, cmd)) is not None:
+            return r
+    tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
+            team=list(cmd.team))
+    return None
+
+
+def _example_team(s: GameState, size: int) -> list[str]:
+    names = [x.name for x in s.active()]
+    return (names * 2)[:size]
+
+
+# --- team votes ---------------------------------------------------------------------
+
+
+def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
+    s = tx.state
+    seat = s.seat(cmd.author)
+    if seat is None:
+        return Refusal("Only the players of this game can vote.")
+    if s.phase != TEAM_VOTE:
+        return Refusal(f"No team vote is open now: {_phase_words(s)}.")
+    if seat.disqualified:
+        return Refusal("You are disqualified: your vote takes the default.", private=True)
+    if cmd.via == "thread" and s.config.team_votes == "pm":
+        return Refusal(
+            "Team votes in this game go by PM only, so that they stay secret until the vote "
+            "closes. Your comment was not counted.",
+            "PM the bot **APPROVE** or **REJECT**",
+            private=True,
+        )
+    for p in tx.plugins:
+        if (r := p.before_vote(s, cmd)) is not None:
+            return r
+    tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via)
+    if s.config.deadlines.close_early and not s.waiting_for():
+        _close_vote(tx)
+    return None
+
+
+def _close_vote(tx: Tx) -> None:
+    s = tx.state
+    default = s.config.missed.team_vote
+    votes: dict[str, str] = {}
+    defaulted: list[str] = []
+    for seat in s.seats:
+        if seat.name in s.votes and not seat.disqualified:
+            votes[seat.name] = s.votes[seat.name]
+        else:
+            votes[seat.name] = default
+            defaulted.append(seat.name)
+    approve = sum(1 for v in votes.values() if v == "approve")
+    reject = sum(1 for v in votes.values() if v == "reject")
+    record = dict(
+        mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
+        defaulted=defaulted, critical=[], proxied={}, not_voting=[],
+        approve=approve, reject=reject, approved=approve > reject,
+    )
+    tx.emit(ev.VOTE_CLOSED, **record)
+    _disqualify_missing(tx, defaulted)
+    for p in tx.plugins:
+        p.after_vote(tx, record)
+    if record["approved"]:
+        tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
+                fails_needed=s.fails_needed())
+        _maybe_resolve(tx)
+    elif s.rejections >= REJECTIONS_TO_LOSE:
+        _end(tx, SPIES, "rejections")
+    else:
+        _open_proposal(tx, s.mission, s.next_leader(s.leader))
+
+
+def _disqualify_missing(tx: Tx, missed: list[str]) -> None:
+    s = tx.state
+    limit = s.config.missed.disqualify_after
+    if not limit:
+        return
+    for name in missed:
+        seat = s.seat(name)
+        if not seat.disqualified and seat.missed >= limit:
+            tx.emit(ev.PLAYER_DISQUALIFIED, player=name, missed=seat.missed,
+                    reason=f"missed {seat.missed} votes in a row")
+
+
+# --- missions -----------------------------------------------------------------------
+
+
+def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
+    s = tx.state
+    if s.phase != MISSION:
+        return Refusal(f"No mission is open now: {_phase_words(s)}.", private=True)
+    if cmd.author not in s.team:
+        return Refusal(f"You are not on the team of mission {s.mission}.", private=True)
+    if cmd.via != "pm":
+        return Refusal(
+            "Mission orders go by PM only. Your comment was not counted.",
+            "PM the bot **SUPPORT** or **SABOTAGE**", private=True,
+        )
+    seat = s.seat(cmd.author)
+    if seat.disqualified:
+        return Refusal("You are disqualified: your order takes the default.", private=True)
+    if cmd.choice == "sabotage" and seat.side == RESISTANCE:
+        p = s.config.rules
+        return Refusal(
+            f"Members of {p.resistance_name} can only SUPPORT a mission. Your SABOTAGE was not "
+            "counted.", "PM the bot **SUPPORT**", private=True,
+        )
+    for p in tx.plugins:
+        if (r := p.before_mission(s, cmd)) is not None:
+            return r
+    tx.emit(ev.ORDER_CAST, player=cmd.author, order=cmd.choice)
+    _maybe_resolve(tx)
+    return None
+
+
+def _maybe_resolve(tx: Tx) -> None:
+    if not tx.state.waiting_for():
+        _resolve_mission(tx)
+
+
+def default_order(state: GameState, name: str) -> str:
+    rule = state.config.missed.mission
+    side = state.seat(name).side
+    if side == RESISTANCE:
+        return "support"  # the resistance can never sabotage, whatever the default says
+    return "sabotage" if rule in ("sabotage", "by-side") else "support"
+
+
+def _resolve_mission(tx: Tx) -> None:
+    s = tx.state
+    orders: dict[str, str] = {}
+    defaulted: list[str] = []
+    for name in s.team:
+        if name in s.orders and not s.seat(name).disqualified:
+            orders[name] = s.orders[name]
+        else:
+            orders[name] = default_order(s, name)
+            defaulted.append(name)
+    sabotages = sum(1 for o in orders.values() if o == "sabotage")
+    needed = s.fails_needed()
+    record = dict(
+        number=s.mission, leader=s.leader, team=list(s.team), sabotages=sabotages,
+        fails_needed=needed, result="fail" if sabotages >= needed else "success",
+        orders=orders, defaulted=defaulted,
+    )
+    tx.emit(ev.MISSION_RESOLVED, **record)
+    if s.config.missed.orders_count:
+        _disqualify_missing(tx, defaulted)
+    for p in tx.plugins:
+        p.after_mission(tx, record)
+    if not s.running:
+        return
+    if s.successes() >= MISSIONS_TO_WIN:
+        _end(tx, RESISTANCE, "missions")
+    elif s.failures() >= MISSIONS_TO_WIN:
+        _end(tx, SPIES, "missions")
+    else:
+        _open_proposal(tx, s.mission + 1, s.next_leader(s.leader))
+
+
+# --- deadlines ----------------------------------------------------------------------
+
+
+def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
+    s = tx.state
+    if cmd.phase_id != s.phase_id:
+        return Refusal("That deadline belongs to a phase that is already over.")
+    if s.phase == PROPOSAL:
+        counts = s.config.rules.missed_proposal_counts_as_rejection
+        tx.emit(ev.PROPOSAL_MISSED, mission=s.mission, leader=s.leader,
+                counts_as_rejection=counts)
+        if counts and s.rejections >= REJECTIONS_TO_LOSE:
+            _end(tx, SPIES, "rejections")
+        else:
+            _open_proposal(tx, s.mission, s.next_leader(s.leader))
+    elif s.phase == TEAM_VOTE:
+        _close_vote(tx)
+    elif s.phase == MISSION:
+        _resolve_mission(tx)
+    else:
+        return Refusal(f"Nothing in phase {s.phase} has a deadline.")
+    return None
+
+
+# --- shared steps -------------------------------------------------------------------
+
+
+def _open_proposal(tx: Tx, mission: int, leader: str) -> None:
+    s = tx.state
+    same = mission == s.mission
+    tx.emit(ev.PROPOSAL_OPENED, mission=mission, leader=leader,
+            attempt=s.attempt + 1 if same else 1, rejections=s.rejections if same else 0,
+            team_size=_size(s, mission), fails_needed=_fails(s, mission))
+
+
+def _size(s: GameState, mission: int) -> int:
+    return team_size(len(s.seats), mission)
+
+
+def _fails(s: GameState, mission: int) -> int:
+    return fails_needed(s.config.rules, len(s.seats), mission)
+
+
+def _end(tx: Tx, winner: str, reason: str) -> None:
+    for p in tx.plugins:
+        if not p.before_game_end(tx, winner, reason):
+            return
+    s = tx.state
+    tx.emit(ev.GAME_ENDED, winner=winner, reason=reason,
+            roles={x.name: x.role for x in s.seats})
+
+
+def _phase_words(s: GameState) -> str:
+    if s.phase == PROPOSAL:
+        return f"the leader, {s.leader}, is choosing a team for mission {s.mission}"
+    if s.phase == TEAM_VOTE:
+        return f"the team for mission {s.mission} is being voted on"
+    if s.phase == MISSION:
+        return f"mission {s.mission} is under way"
+    return "the game is not running"
+
+
+_HANDLERS = {
+    Propose: _propose,
+    TeamVote: _vote,
+    MissionOrder: _order,
+    Expire: _expire,
+}

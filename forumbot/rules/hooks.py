@@ -1,0 +1,48 @@
+"""The named points where roles, cards and mission modifiers plug into the engine.
+
+A rule set beyond the core is one `RulePlugin` subclass in its own module, listed for its
+preset in PLUGINS. The engine calls every plug-in of the game's preset, in order, at each
+point. A `before_*` point may refuse the command; an `after_*` point may emit more events
+through the transaction it is given.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .commands import Command, Refusal
+    from .engine import Tx
+    from .state import GameState
+
+
+class RulePlugin:
+    name = "plugin"
+
+    def before_proposal(self, state: "GameState", command: "Command") -> "Refusal | None":
+        return None
+
+    def before_vote(self, state: "GameState", command: "Command") -> "Refusal | None":
+        return None
+
+    def after_vote(self, tx: "Tx", record: dict) -> None:
+        """A team vote has closed; `record` is the vote_closed data."""
+
+    def before_mission(self, state: "GameState", command: "Command") -> "Refusal | None":
+        return None
+
+    def after_mission(self, tx: "Tx", record: dict) -> None:
+        """A mission has been resolved; `record` is the mission_resolved data."""
+
+    def before_game_end(self, tx: "Tx", winner: str, reason: str) -> bool:
+        """Return False to hold the end back (an assassination still to come, say)."""
+        return True
+
+
+# preset name -> plug-ins, in the order they run. The base game is the core alone.
+PLUGINS: dict[str, list[RulePlugin]] = {
+    "resistance": [],
+}
+
+
+def plugins_for(preset: str) -> list[RulePlugin]:
+    return PLUGINS.get(preset, [])

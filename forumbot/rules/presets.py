@@ -1,0 +1,150 @@
+"""The rule presets as tables. See ../shared/spec/variants.md, "Defaults per preset"."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MIN_PLAYERS = 5
+MAX_PLAYERS = 10
+
+# Official spy counts per player count.
+SPIES: dict[int, int] = {5: 2, 6: 2, 7: 3, 8: 3, 9: 3, 10: 4}
+
+# Official team sizes per player count, missions 1..5.
+TEAM_SIZES: dict[int, tuple[int, int, int, int, int]] = {
+    5: (2, 3, 2, 3, 3),
+    6: (2, 3, 4, 3, 4),
+    7: (2, 3, 3, 4, 4),
+    8: (3, 4, 4, 5, 5),
+    9: (3, 4, 4, 5, 5),
+    10: (3, 4, 4, 5, 5),
+}
+
+MISSIONS_TO_WIN = 3
+REJECTIONS_TO_LOSE = 5
+
+HOUR = 3600
+
+
+@dataclass(frozen=True)
+class DeadlineDefaults:
+    """Durations in seconds; None means no deadline."""
+
+    proposal: int | None = 24 * HOUR
+    team_vote: int | None = 24 * HOUR
+    mission: int | None = 24 * HOUR
+    choice: int | None = 24 * HOUR
+    card_window: int | None = None
+    remind_before: int | None = 2 * HOUR
+    signup: int | None = 48 * HOUR
+    close_early: bool = True
+
+
+@dataclass(frozen=True)
+class MissedDefaults:
+    team_vote: str = "abstain"  # approve | reject | abstain
+    mission: str = "by-side"  # support | sabotage | by-side
+    disqualify_after: int = 0  # 0 = never
+    orders_count: bool = False  # do missed mission orders count toward disqualification
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    seed_file: str
+    title: str
+    available: bool  # whether the engine runs it yet
+    spies_know_each_other: bool = True
+    team_votes: str = "any"  # any | pm
+    two_fail_from: int = 7  # the 4th mission needs two sabotages from this many players
+    resistance_role: str = "resistance"
+    spy_role: str = "spy"
+    resistance_name: str = "the Resistance"
+    spies_name: str = "the Spies"
+    missed_proposal_counts_as_rejection: bool = False
+    deadlines: DeadlineDefaults = field(default_factory=DeadlineDefaults)
+    missed: MissedDefaults = field(default_factory=MissedDefaults)
+    # config keys that only some presets accept
+    allowed_keys: frozenset[str] = frozenset()
+    summary: str = ""
+
+
+PRESETS: dict[str, Preset] = {
+    "resistance": Preset(
+        name="resistance",
+        seed_file="003_7790778ac266b4b9.txt",
+        title="The Resistance (official base game)",
+        available=True,
+        summary=(
+            "Spies know each other; the Resistance does not. Each mission the leader proposes "
+            "a team and everyone votes; a tie rejects. The team then PMs SUPPORT or SABOTAGE. "
+            "One SABOTAGE fails a mission (two on mission 4 with 7 or more players). Three "
+            "successes win for the Resistance; three failures, or five rejected teams in one "
+            "mission, win for the Spies."
+        ),
+    ),
+    "resistance-plot": Preset(
+        name="resistance-plot",
+        seed_file="000_644f4f6570a8fb9e.txt",
+        title="The Resistance with Plot Cards",
+        available=False,
+        spies_know_each_other=False,
+        team_votes="pm",
+        two_fail_from=8,
+        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        allowed_keys=frozenset({"plot_cards"}),
+    ),
+    "so-say-we-all": Preset(
+        name="so-say-we-all",
+        seed_file="001_c8f69908307e9ffd.txt",
+        title="So Say We All (Battlestar variant)",
+        available=False,
+        two_fail_from=5,
+        resistance_role="human",
+        spy_role="cylon",
+        resistance_name="the Humans",
+        spies_name="the Cylons",
+        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        allowed_keys=frozenset({"mission_cards"}),
+    ),
+    "avalon": Preset(
+        name="avalon",
+        seed_file="002_7c14971a80fbaf55.txt",
+        title="The Resistance: Avalon",
+        available=False,
+        resistance_role="servant",
+        spy_role="minion",
+        resistance_name="the Loyal Servants of Arthur",
+        spies_name="the Minions of Mordred",
+        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        allowed_keys=frozenset({"roles", "lady_of_the_lake", "plot_cards"}),
+    ),
+    "avalon-2020": Preset(
+        name="avalon-2020",
+        seed_file="004_900a156b6c235967.txt",
+        title="Avalon 2020 (8 players, Plot Cards)",
+        available=False,
+        resistance_role="servant",
+        spy_role="minion",
+        resistance_name="Good",
+        spies_name="Evil",
+        missed_proposal_counts_as_rejection=True,
+        deadlines=DeadlineDefaults(team_vote=12 * HOUR, card_window=4 * HOUR, close_early=False),
+        missed=MissedDefaults(
+            team_vote="approve", mission="support", disqualify_after=2, orders_count=True
+        ),
+        allowed_keys=frozenset({"plot_cards"}),
+    ),
+}
+
+
+def spy_count(players: int) -> int:
+    return SPIES[players]
+
+
+def team_size(players: int, mission: int) -> int:
+    return TEAM_SIZES[players][mission - 1]
+
+
+def fails_needed(preset: Preset, players: int, mission: int) -> int:
+    """How many SABOTAGEs fail this mission."""
+    return 2 if mission == 4 and players >= preset.two_fail_from else 1

@@ -1,0 +1,167 @@
+"""A game's state, and `fold`: how one event changes it. Nothing here decides; it records."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from . import events as ev
+from .config import GameConfig
+from .presets import fails_needed, team_size
+
+# Phases
+SETUP = "setup"
+PROPOSAL = "proposal"
+TEAM_VOTE = "team_vote"
+MISSION = "mission"
+FINISHED = "finished"
+
+RESISTANCE = "resistance"
+SPIES = "spies"
+
+
+@dataclass
+class Seat:
+    name: str
+    role: str
+    side: str  # resistance | spies
+    disqualified: bool = False
+    missed: int = 0  # missed votes in a row
+
+
+@dataclass
+class GameState:
+    config: GameConfig
+    seats: list[Seat] = field(default_factory=list)  # in leader order
+    phase: str = SETUP
+    phase_id: int = 0
+    phase_opened_at: datetime | None = None
+    mission: int = 0
+    leader: str | None = None
+    attempt: int = 0  # proposals opened in this mission
+    rejections: int = 0  # rejected teams in this mission
+    team: tuple[str, ...] = ()
+    votes: dict[str, str] = field(default_factory=dict)
+    vote_via: dict[str, str] = field(default_factory=dict)
+    orders: dict[str, str] = field(default_factory=dict)
+    missions: list[dict] = field(default_factory=list)
+    vote_history: list[dict] = field(default_factory=list)
+    winner: str | None = None
+    win_reason: str | None = None
+    last_event_at: datetime | None = None
+
+    # --- questions about the state -------------------------------------------------
+    def seat(self, name: str) -> Seat | None:
+        for s in self.seats:
+            if s.name == name:
+                return s
+        return None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def running(self) -> bool:
+        return self.phase not in (SETUP, FINISHED)
+
+    def active(self) -> list[Seat]:
+        return [s for s in self.seats if not s.disqualified]
+
+    def spies(self) -> list[str]:
+        return [s.name for s in self.seats if s.side == SPIES]
+
+    def team_size(self) -> int:
+        return team_size(len(self.seats), self.mission)
+
+    def fails_needed(self) -> int:
+        return fails_needed(self.config.rules, len(self.seats), self.mission)
+
+    def next_leader(self, after: str) -> str:
+        """The next seat after `after` in leader order, skipping disqualified seats."""
+        names = self.names
+        i = names.index(after)
+        for step in range(1, len(names) + 1):
+            s = self.seats[(i + step) % len(names)]
+            if not s.disqualified:
+                return s.name
+        return names[(i + 1) % len(names)]
+
+    def successes(self) -> int:
+        return sum(1 for m in self.missions if m["result"] == "success")
+
+    def failures(self) -> int:
+        return sum(1 for m in self.missions if m["result"] == "fail")
+
+    def waiting_for(self) -> list[str]:
+        """Who still has to act in the open phase (names; a mission's list is secret)."""
+        if self.phase == PROPOSAL:
+            return [self.leader] if self.leader else []
+        if self.phase == TEAM_VOTE:
+            return [s.name for s in self.active() if s.name not in self.votes]
+        if self.phase == MISSION:
+            return [n for n in self.team if n not in self.orders and not self.seat(n).disqualified]
+        return []
+
+
+def fold(state: GameState, event: ev.Event) -> GameState:
+    """Apply one event to the state, in place, and return it."""
+    d = event.data
+    t = event.type
+    state.last_event_at = event.at
+    if t == ev.GAME_STARTED:
+        state.seats = [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]]
+    elif t == ev.PROPOSAL_OPENED:
+        if d["mission"] != state.mission:
+            state.mission = d["mission"]
+            state.attempt = 0
+            state.rejections = 0
+        state.attempt += 1
+        state.leader = d["leader"]
+        state.team = ()
+        state.votes, state.vote_via, state.orders = {}, {}, {}
+        _open(state, PROPOSAL, event)
+    elif t == ev.TEAM_PROPOSED:
+        state.team = tuple(d["team"])
+        state.votes, state.vote_via = {}, {}
+        _open(state, TEAM_VOTE, event)
+    elif t == ev.VOTE_CAST:
+        state.votes[d["player"]] = d["vote"]
+        state.vote_via[d["player"]] = d["via"]
+    elif t == ev.VOTE_CLOSED:
+        state.vote_history.append(d)
+        defaulted = set(d["defaulted"])
+        for s in state.seats:
+            if s.disqualified:
+                continue
+            s.missed = s.missed + 1 if s.name in defaulted else 0
+        if not d["approved"]:
+            state.rejections += 1
+    elif t == ev.PROPOSAL_MISSED:
+        if d.get("counts_as_rejection"):
+            state.rejections += 1
+    elif t == ev.MISSION_OPENED:
+        state.orders = {}
+        _open(state, MISSION, event)
+    elif t == ev.ORDER_CAST:
+        state.orders[d["player"]] = d["order"]
+    elif t == ev.MISSION_RESOLVED:
+        state.missions.append(d)
+        if state.config.missed.orders_count:
+            defaulted = set(d["defaulted"])
+            for n in d["team"]:
+                s = state.seat(n)
+                if not s.disqualified:
+                    s.missed = s.missed + 1 if n in defaulted else 0
+    elif t == ev.PLAYER_DISQUALIFIED:
+        state.seat(d["player"]).disqualified = True
+    elif t == ev.GAME_ENDED:
+        state.winner = d["winner"]
+        state.win_reason = d["reason"]
+        _open(state, FINISHED, event)
+    return state
+
+
+def _open(state: GameState, phase: str, event: ev.Event) -> None:
+    state.phase = phase
+    state.phase_id += 1
+    state.phase_opened_at = event.at

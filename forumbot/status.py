@@ -1,0 +1,26 @@
+"""The public state of a game in a few lines: safe for anyone to read."""
+from __future__ import annotations
+
+from .deadlines import due
+from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
+
+
+def public_status(state: GameState, tag: str) -> str:
+    done = " ".join(("✔" if m["result"] == "success" else "✘") for m in state.missions) or "none yet"
+    lines = [f"{tag}: missions played: {done}."]
+    when = due(state)
+    deadline = f" Deadline: {when:%Y-%m-%d %H:%M} UTC." if when else ""
+    if state.phase == PROPOSAL:
+        lines.append(f"Mission {state.mission}: waiting for the leader, {state.leader}, to "
+                     f"propose a team of {state.team_size()}.{deadline}")
+    elif state.phase == TEAM_VOTE:
+        waiting = ", ".join(state.waiting_for()) or "nobody"
+        lines.append(f"Mission {state.mission}: voting on {state.leader}'s team "
+                     f"({', '.join(state.team)}). Still to vote: {waiting}.{deadline}")
+    elif state.phase == MISSION:
+        n = len(state.team)
+        lines.append(f"Mission {state.mission} is under way: {len(state.orders)} of {n} orders "
+                     f"are in.{deadline}")
+    else:
+        lines.append(f"The game is over: {state.winner} won ({state.win_reason}).")
+    return " ".join(lines)
