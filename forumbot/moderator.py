@@ -64,9 +64,10 @@ class Moderator:
         fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
         with db.atomic():
             for m in fetched.inbound:
-                self._store_inbound(m)
+                if m.kind in ("comment", "pm"):
+                    self._store_inbound(m)
             store.set_cursor(self.forum.name, fetched.cursor)
-        pms = [m.id for m in fetched.inbound if m.kind == "pm"]
+        pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
         return len(fetched.inbound)

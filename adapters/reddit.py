@@ -1,0 +1,193 @@
+"""Reddit through praw. Reddit's quirks live here and nowhere else:
+
+- a thread id is "subreddit:submission_id", so one `/r/{sub}/comments` listing serves
+  every game in a subreddit;
+- prawcore asks for raw_json=1, so bodies arrive as typed (no &gt; escapes);
+- every post ends in an empty link `[](#fb-<hash of the outbox key>)`, which Reddit
+  renders as nothing; after an uncertain failure the bot's own recent posts are searched
+  for it, so a post that landed is never posted again;
+- praw's and prawcore's errors become the adapter's three kinds: transient, uncertain,
+  permanent.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timezone
+from typing import Sequence
+
+import praw
+import prawcore
+from praw.exceptions import RedditAPIException
+
+from .base import (Fetched, Inbound, Markup, Outgoing, PermanentError, Posted, TransientError,
+                   UncertainError)
+
+PERMANENT_API_ERRORS = {
+    "THREAD_LOCKED", "TOO_OLD", "DELETED_LINK", "DELETED_COMMENT", "USER_DOESNT_EXIST",
+    "NOT_WHITELISTED_BY_USER_MESSAGE", "USER_BLOCKED_MESSAGE", "SUBREDDIT_NOEXIST",
+    "SUBREDDIT_NOTALLOWED", "NO_TEXT", "TOO_LONG", "BAD_SR_NAME", "INVALID_USER",
+}
+MARK_READ_BATCH = 25
+PAGE = 100
+MAX_PAGES = 10
+
+
+def marker(key: str) -> str:
+    return "[](#fb-" + hashlib.sha256(key.encode()).hexdigest()[:16] + ")"
+
+
+class RedditForum:
+    markup = Markup.MARKDOWN
+
+    def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None):
+        self.reddit = reddit
+        self.name = name
+        self.bot_name = reddit.config.username or "forumbot"
+        self.default_subreddit = default_subreddit
+
+    @classmethod
+    def from_settings(cls, s: dict[str, str]) -> "RedditForum":
+        kw = {k: s[k] for k in ("client_id", "client_secret", "username", "password",
+                                "refresh_token", "user_agent", "oauth_url", "reddit_url") if s.get(k)}
+        kw.setdefault("user_agent", "forumbot/0.1")
+        reddit = praw.Reddit(check_for_updates=False, **kw)
+        return cls(reddit, default_subreddit=s.get("subreddit"))
+
+    # --- reading ---------------------------------------------------------------------
+
+    def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
+        new_cursor = dict(cursor)
+        out: list[Inbound] = []
+        by_sub: dict[str, set[str]] = {}
+        for t in threads:
+            sub, _, sid = t.partition(":")
+            by_sub.setdefault(sub, set()).add(f"t3_{sid}")
+        for sub, links in sorted(by_sub.items()):
+            seen = cursor.get(f"sub:{sub}")
+            newest = seen
+            batch = []
+            try:
+                for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
+                    if newest is None or c.created_utc > newest["t"]:
+                        newest = {"t": c.created_utc, "id": c.id}
+                    if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
+                        break
+                    if c.link_id in links:
+                        batch.append(self._comment(c, sub))
+                    if seen is None and len(batch) + 1 >= PAGE:
+                        break
+            except prawcore.PrawcoreException as e:
+                raise TransientError(f"listing r/{sub}: {e}") from e
+            if newest is not None:
+                new_cursor[f"sub:{sub}"] = newest
+            out.extend(reversed(batch))
+        try:
+            for item in self.reddit.inbox.unread(limit=None):
+                if isinstance(item, praw.models.Message) and item.author is not None:
+                    out.append(Inbound(
+                        id=item.id, kind="pm", author=str(item.author), body=item.body,
+                        created=_utc(item.created_utc), subject=item.subject or "",
+                        parent=(item.parent_id or "").removeprefix("t4_") or None))
+                else:  # comment replies and system mail: the thread listing has the comments
+                    out.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
+                                       body="", created=_utc(item.created_utc)))
+        except prawcore.PrawcoreException as e:
+            raise TransientError(f"inbox: {e}") from e
+        return Fetched(out, new_cursor)
+
+    def _comment(self, c, sub: str) -> Inbound:
+        return Inbound(id=c.id, kind="comment", author=str(c.author) if c.author else "[deleted]",
+                       body=c.body, created=_utc(c.created_utc),
+                       thread=f"{sub}:{c.link_id.removeprefix('t3_')}", edited=bool(c.edited))
+
+    def mark_read(self, ids: Sequence[str]) -> None:
+        names = [i if i.startswith("t") and "_" in i else f"t4_{i}" for i in ids]
+        for i in range(0, len(names), MARK_READ_BATCH):
+            try:
+                self.reddit.post("api/read_message/", data={"id": ",".join(names[i:i + MARK_READ_BATCH])})
+            except prawcore.PrawcoreException:
+                return  # unread messages come again and are deduplicated by id
+
+    # --- writing ---------------------------------------------------------------------
+
+    def post(self, out: Outgoing) -> Posted:
+        body = f"{out.body}\n\n{marker(out.key)}"
+        try:
+            if out.kind == "thread":
+                sub = out.where or self.default_subreddit
+                if not sub:
+                    raise PermanentError("no subreddit for the new thread: set `subreddit:` in the config")
+                s = self.reddit.subreddit(sub).submit(out.title, selftext=body)
+                return Posted(f"{sub}:{s.id}", f"https://www.reddit.com/r/{sub}/comments/{s.id}/")
+            if out.kind == "comment":
+                if out.reply_to:
+                    c = self.reddit.comment(out.reply_to).reply(body)
+                else:
+                    c = self.reddit.submission(out.thread.partition(":")[2]).reply(body)
+                return Posted(c.id)
+            if out.kind == "pm":
+                self.reddit.redditor(out.to).message(subject=out.subject[:100] or "forumbot", message=body)
+                return Posted("pm:" + marker(out.key)[6:-1])
+        except RedditAPIException as e:
+            raise _api_error(e) from e
+        except prawcore.TooManyRequests as e:
+            raise TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0) from e
+        except (prawcore.Forbidden, prawcore.NotFound) as e:
+            raise PermanentError(str(e)) from e
+        except (prawcore.ServerError, prawcore.RequestException) as e:
+            raise UncertainError(str(e)) from e
+        except prawcore.PrawcoreException as e:
+            raise UncertainError(str(e)) from e
+        raise PermanentError(f"unknown outbox kind {out.kind}")
+
+    def find_posted(self, out: Outgoing) -> Posted | None:
+        mark = marker(out.key)
+        me = self.reddit.redditor(self.bot_name)
+        try:
+            if out.kind == "thread":
+                for s in me.submissions.new(limit=PAGE):
+                    if mark in s.selftext or "":
+                        sub = str(s.subreddit)
+                        return Posted(f"{sub}:{s.id}", f"https://www.reddit.com/r/{sub}/comments/{s.id}/")
+            elif out.kind == "comment":
+                for c in me.comments.new(limit=PAGE):
+                    if mark in c.body or "":
+                        return Posted(c.id)
+            elif out.kind == "pm":
+                for m in self.reddit.inbox.sent(limit=PAGE):
+                    if mark in m.body or "":
+                        return Posted(m.id)
+        except prawcore.PrawcoreException as e:
+            raise TransientError(f"looking for {out.key}: {e}") from e
+        return None
+
+    def thread_id(self, ref: str) -> str | None:
+        ref = str(ref).strip()
+        m = re.search(r"/comments/([a-z0-9]+)", ref) or re.fullmatch(r"(?:t3_)?([a-z0-9]{4,10})", ref)
+        if not m:
+            return None
+        try:
+            hits = list(self.reddit.info(fullnames=[f"t3_{m.group(1)}"]))
+        except prawcore.PrawcoreException:
+            return None
+        if not hits:
+            return None
+        return f"{hits[0].subreddit.display_name}:{hits[0].id}"
+
+
+def _api_error(e: RedditAPIException) -> Exception:
+    for item in e.items:
+        if item.error_type == "RATELIMIT":
+            m = re.search(r"(\d+)\s*(second|minute|ms)", item.message or "")
+            wait = 60.0
+            if m:
+                wait = float(m.group(1)) * {"second": 1, "minute": 60, "ms": 0.001}[m.group(2)]
+            return TransientError(str(e), wait + 1)
+        if item.error_type in PERMANENT_API_ERRORS:
+            return PermanentError(str(e))
+    return TransientError(str(e), 60.0)
+
+
+def _utc(ts: float) -> datetime:
+    return datetime.fromtimestamp(float(ts), timezone.utc)

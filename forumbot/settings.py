@@ -1,0 +1,63 @@
+"""The bot's INI settings (see settings.example.ini). With none, the local forum and SQLite."""
+from __future__ import annotations
+
+import configparser
+import os
+from dataclasses import dataclass, field
+
+from .deadlines import parse_duration
+
+
+@dataclass
+class Settings:
+    forum: str = "local"
+    poll_interval: int = 30
+    hosts: set[str] = field(default_factory=set)
+    database_url: str = "sqlite:///forumbot.db"
+    local_path: str = "forumbot-local.db"
+    bot_name: str = "forumbot"
+    reddit: dict[str, str] = field(default_factory=dict)
+
+
+class SettingsError(Exception):
+    pass
+
+
+def load_settings(path: str | None = None) -> Settings:
+    path = path or os.environ.get("FORUMBOT_SETTINGS") or "settings.ini"
+    s = Settings()
+    if not os.path.exists(path):
+        if path != "settings.ini":
+            raise SettingsError(f"settings file {path} does not exist")
+        return s
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
+    cp.read(path)
+    bot = cp["bot"] if cp.has_section("bot") else {}
+    s.forum = bot.get("forum", "reddit" if cp.has_section("reddit") else "local").strip() or "local"
+    if s.forum not in ("reddit", "local"):
+        raise SettingsError(f"[bot] forum = {s.forum}: must be reddit or local")
+    try:
+        s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
+    except ValueError as e:
+        raise SettingsError(f"[bot] poll_interval: {e}") from None
+    s.hosts = {h.strip().removeprefix("u/") for h in bot.get("hosts", "").split(",") if h.strip()}
+    if cp.has_section("database"):
+        s.database_url = cp["database"].get("url", s.database_url).strip() or s.database_url
+    if cp.has_section("local"):
+        s.local_path = cp["local"].get("path", s.local_path)
+        s.bot_name = cp["local"].get("bot_name", s.bot_name)
+    if cp.has_section("reddit"):
+        s.reddit = {k: v.strip() for k, v in cp["reddit"].items() if v.strip()}
+        s.bot_name = s.reddit.get("username", s.bot_name)
+    return s
+
+
+def make_forum(s: Settings, clock=None):
+    if s.forum == "reddit":
+        from adapters.reddit import RedditForum
+
+        return RedditForum.from_settings(s.reddit)
+    from adapters.local import LocalForum
+
+    kw = {"clock": clock} if clock else {}
+    return LocalForum(s.local_path, bot_name=s.bot_name, **kw)

@@ -1,0 +1,53 @@
+import os
+from datetime import datetime, timezone
+
+import pytest
+
+from forumbot import store
+
+PG_URL = os.environ.get("FORUMBOT_TEST_DATABASE_URL")
+
+
+def _reset(url: str):
+    database = store.connect(url)
+    if not url.startswith("sqlite"):
+        database.drop_tables(store.MODELS, safe=True, cascade=True)
+        database.create_tables(store.MODELS)
+    return database
+
+
+@pytest.fixture
+def db(tmp_path):
+    """The store on SQLite (a file, so WAL is real)."""
+    database = _reset(f"sqlite:///{tmp_path}/bot.db")
+    yield database
+    store.close()
+
+
+STORES = ["sqlite"] + (["postgres"] if PG_URL else [])
+
+
+@pytest.fixture(params=STORES)
+def any_db(request, tmp_path):
+    """The store on SQLite, and on PostgreSQL when FORUMBOT_TEST_DATABASE_URL is set."""
+    url = f"sqlite:///{tmp_path}/bot.db" if request.param == "sqlite" else PG_URL
+    database = _reset(url)
+    yield database
+    store.close()
+
+
+class Clock:
+    def __init__(self, at=datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)):
+        self.at = at
+
+    def __call__(self):
+        return self.at
+
+    def advance(self, **kw):
+        from datetime import timedelta
+        self.at += timedelta(**kw)
+
+
+@pytest.fixture
+def clock():
+    return Clock()

@@ -1,0 +1,140 @@
+"""A scripted table: players who act on a forum, and the bot that runs the game.
+
+The same scripts run on the local forum and on the fake Reddit (through real praw)."""
+from __future__ import annotations
+
+from adapters.local import LocalForum
+from forumbot import store
+from forumbot.export import export_game
+from forumbot.moderator import Moderator
+
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
+
+
+def config_text(players, preset="resistance", seed=7, extra=""):
+    return (f"title: Test game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
+            f"seed: {seed}\nleader_order: listed\nsubreddit: resistancegames\n{extra}")
+
+
+class LocalPeople:
+    def __init__(self, forum: LocalForum):
+        self.forum = forum
+
+    def comment(self, author, thread, body):
+        self.forum.comment(author, thread, body)
+
+    def pm(self, author, subject, body):
+        self.forum.send_pm(author, self.forum.bot_name, subject, body)
+
+    def pms_to(self, user) -> list[str]:
+        return [r["body"] for r in self.forum.messages_to(user)]
+
+    def thread(self, thread) -> list[str]:
+        return [r["body"] for r in self.forum.thread_comments(thread)]
+
+    def public_texts(self) -> list[str]:
+        texts = [t["body"] for t in self.forum.threads()]
+        for t in self.forum.threads():
+            texts += self.thread(f"t{t['id']}")
+        return texts
+
+
+class RedditPeople:
+    def __init__(self, fake):
+        self.fake = fake
+
+    def comment(self, author, thread, body):
+        self.fake.comment(author, thread, body)
+
+    def pm(self, author, subject, body):
+        self.fake.pm_bot(author, subject, body)
+
+    def pms_to(self, user) -> list[str]:
+        return [m["body"] for m in self.fake.pms_to(user)]
+
+    def thread(self, thread) -> list[str]:
+        return [c["body"] for c in self.fake.thread_comments(thread)]
+
+    def public_texts(self) -> list[str]:
+        texts = [s["selftext"] for s in self.fake.submissions.values()]
+        return texts + [c["body"] for c in self.fake.comments]
+
+
+class Table:
+    def __init__(self, forum, people, clock, players=None, make_moderator=None):
+        self.forum = forum
+        self.people = people
+        self.clock = clock
+        self.players = players or NAMES[:5]
+        self._make = make_moderator or (lambda: Moderator(forum, clock=clock))
+        self.mod = self._make()
+        self.game_id = None
+
+    def cycle(self, fresh: bool = False):
+        if fresh:  # a new process: a fresh moderator (no cache)
+            self.mod = self._make()
+        return self.mod.cycle()
+
+    def start(self, host="host", **kw) -> "Table":
+        self.people.pm(host, "new game", config_text(self.players, **kw))
+        self.cycle()
+        self.cycle()
+        game = store.Game.select().order_by(store.Game.id.desc()).first()
+        assert game is not None, "no game was created"
+        self.game_id = game.id
+        return self
+
+    @property
+    def game(self) -> store.Game:
+        return store.Game.get_by_id(self.game_id)
+
+    @property
+    def state(self):
+        return self.mod.state(self.game)
+
+    def export(self) -> dict:
+        return export_game(self.game)
+
+    def spies(self) -> list[str]:
+        return self.state.spies()
+
+    def say(self, author, body):
+        self.people.comment(author, self.game.thread, body)
+
+    def pm(self, author, body, subject=None):
+        self.people.pm(author, subject or f"{self.game.tag}", body)
+
+    def propose(self, team=None):
+        s = self.state
+        team = team or self.default_team()
+        self.say(s.leader, "**PROPOSE: " + ", ".join(team) + "**")
+        self.cycle()
+        return team
+
+    def default_team(self):
+        s = self.state
+        return [x.name for x in s.active()][: s.team_size()]
+
+    def vote_all(self, approve=True, skip=(), by_pm=()):
+        for n in list(self.state.waiting_for()):
+            if n in skip:
+                continue
+            word = "APPROVE" if (approve is True or (approve is not False and n in approve)) else "REJECT"
+            if n in by_pm:
+                self.pm(n, word)
+            else:
+                self.say(n, f"**{word}**")
+        self.cycle()
+
+    def orders(self, sabotage=(), skip=()):
+        for n in list(self.state.team):
+            if n in skip:
+                continue
+            self.pm(n, "SABOTAGE" if n in sabotage else "SUPPORT")
+        self.cycle()
+
+    def mission(self, sabotage=(), team=None):
+        team = self.propose(team)
+        self.vote_all(True)
+        self.orders(sabotage=[n for n in sabotage if n in team])
+        return team
