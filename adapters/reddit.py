@@ -73,7 +73,7 @@ class RedditForum:
                         newest = {"t": c.created_utc, "id": c.id}
                     if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
                         break
-                    if c.link_id in links:
+                    if c.link_id in links and str(c.author).lower() != self.bot_name.lower():
                         batch.append(self._comment(c, sub))
                     if seen is None and len(batch) + 1 >= PAGE:
                         break

@@ -99,6 +99,8 @@ class Moderator:
 
     def _handle(self, row: Inbound) -> None:
         at = store.aware(row.created)
+        if row.author.casefold() == self.forum.bot_name.casefold():
+            return  # the bot's own words are never commands
         if row.kind == "pm" and row.subject.strip().lower() == "new game":
             self._new_game(row, at)
             return

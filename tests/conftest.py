@@ -51,3 +51,52 @@ class Clock:
 @pytest.fixture
 def clock():
     return Clock()
+
+
+@pytest.fixture
+def fake_reddit(clock):
+    from tests.fakereddit import FakeReddit
+
+    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+    yield fake
+    fake.stop()
+
+
+def make_forum(kind, clock, fake=None, path=":memory:"):
+    if kind == "local":
+        from adapters.local import LocalForum
+        from tests.table import LocalPeople
+
+        forum = LocalForum(path, clock=clock)
+        return forum, LocalPeople(forum)
+    import praw
+
+    from adapters.reddit import RedditForum
+    from tests.table import RedditPeople
+
+    return RedditForum(praw.Reddit(**fake.praw_kwargs())), RedditPeople(fake)
+
+
+@pytest.fixture(params=["local", "reddit"])
+def table(request, db, clock, tmp_path):
+    """A factory for scripted tables, on the local forum and on the fake Reddit."""
+    from tests.table import Table
+
+    fakes = []
+
+    def make(players=5, **kw):
+        fake = None
+        if request.param == "reddit":
+            from tests.fakereddit import FakeReddit
+
+            fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+            fakes.append(fake)
+        forum, people = make_forum(request.param, clock, fake)
+        from tests.table import NAMES
+        t = Table(forum, people, clock, players=NAMES[:players])
+        t.fake = fake
+        return t.start(**kw)
+
+    yield make
+    for f in fakes:
+        f.stop()

@@ -1,0 +1,157 @@
+"""Whole scripted games through the moderator, on the local forum and through real praw
+against the fake Reddit."""
+import re
+
+from forumbot import store
+
+
+def test_resistance_wins(table, clock):
+    t = table(5)
+    game = t.game
+    assert game.thread is not None
+    # every player got a role PM; spies learned each other, the resistance nobody
+    spies = set(t.spies())
+    for n in t.players:
+        pms = t.people.pms_to(n)
+        role_pm = next(p for p in pms if "Your role" in p)
+        if n in spies:
+            other = (spies - {n}).pop()
+            assert "**Spy**" in role_pm and other in role_pm
+        else:
+            assert "**Resistance**" in role_pm
+            assert not any(s in role_pm for s in spies)
+    opening = t.people.public_texts()[0]
+    assert "PROPOSE" in opening and "| 1 | 2 |" in opening
+    for _ in range(3):
+        t.mission()
+    e = t.export()
+    assert (e["status"], e["winner"], e["win_reason"]) == ("finished", "resistance", "missions")
+    assert [m["result"] for m in e["missions"]] == ["success"] * 3
+    end = t.people.thread(game.thread)[-1]
+    assert "win" in end and all(n in end for n in t.players)
+    assert "winner: resistance" in end
+    for v in e["votes"]:  # the whole vote history is in the end post
+        assert v["leader"] in end
+
+
+def test_spies_win_by_missions_and_votes_are_tabled(table):
+    t = table(5)
+    spy = t.spies()[0]
+    for _ in range(3):
+        team = [spy] + [n for n in t.players if n != spy][: t.state.team_size() - 1]
+        t.mission(sabotage=[spy], team=team)
+    e = t.export()
+    assert (e["winner"], e["win_reason"]) == ("spies", "missions")
+    assert [m["sabotages"] for m in e["missions"]] == [1, 1, 1]
+    posts = t.people.thread(t.game.thread)
+    table_post = next(p for p in posts if "is closed" in p)
+    for n in t.players:
+        assert f"| {n} | APPROVE |" in table_post
+    assert any("1 SABOTAGE" in p for p in posts)
+
+
+def test_spies_win_by_five_rejections(table):
+    t = table(6)
+    for _ in range(5):
+        t.propose()
+        t.vote_all(False)
+    e = t.export()
+    assert (e["winner"], e["win_reason"]) == ("spies", "rejections")
+    assert len(e["votes"]) == 5 and not any(v["approved"] for v in e["votes"])
+    assert len({v["leader"] for v in e["votes"]}) == 5
+
+
+def test_seven_players_two_fail_fourth_mission(table):
+    t = table(7)
+    spies = t.spies()
+    t.mission()
+    t.mission(sabotage=spies[:1], team=spies[:1] + [n for n in t.players if n not in spies][:2])
+    t.mission()
+    # mission 4: one SABOTAGE is not enough
+    team = spies[:1] + [n for n in t.players if n not in spies][:3]
+    t.mission(sabotage=spies[:1], team=team)
+    e = t.export()
+    assert e["missions"][3]["sabotages"] == 1 and e["missions"][3]["result"] == "success"
+    assert e["winner"] == "resistance"
+    assert any("2 were needed" in p for p in t.people.thread(t.game.thread))
+
+
+def test_votes_by_pm_are_acknowledged_and_counted(table):
+    t = table(5)
+    t.propose()
+    t.vote_all(True, by_pm=t.players[:2])
+    e = t.export()
+    assert e["votes"][0]["votes"][t.players[0]] == "approve"
+    assert any("your vote **APPROVE** is recorded" in p for p in t.people.pms_to(t.players[0]))
+
+
+def test_sabotage_from_resistance_is_refused_privately(table):
+    t = table(5)
+    res = next(n for n in t.players if n not in t.spies())
+    team = [res] + [n for n in t.players if n != res][:1]
+    t.propose(team)
+    t.vote_all()
+    before = len(t.export()["events"])
+    thread_before = len(t.people.thread(t.game.thread))
+    t.pm(res, "SABOTAGE")
+    t.cycle()
+    assert len(t.export()["events"]) == before
+    assert any("can only SUPPORT" in p for p in t.people.pms_to(res))
+    assert len(t.people.thread(t.game.thread)) == thread_before  # nothing public
+
+
+def test_no_public_text_reveals_a_role_before_the_end(table):
+    t = table(7)
+    spies = t.spies()
+    t.mission(sabotage=spies)
+    t.propose()
+    t.vote_all(False)
+    public = "\n".join(t.people.public_texts())
+    for n in t.players:
+        assert not re.search(rf"{n}\W+(\(|is |: )?\**(spy|resistance)\b", public, re.I), n
+    assert "Spy |" not in public and "| Spy" not in public
+
+
+def test_bad_input_is_refused_with_a_reason_and_changes_nothing(table):
+    t = table(5)
+    events = t.export()["events"]
+    leader = t.state.leader
+    not_leader = next(n for n in t.players if n != leader)
+    t.say("mallory", "**APPROVE**")  # not a player
+    t.say(not_leader, "**PROPOSE: alice, bob**")  # not the leader
+    t.say(leader, "**PROPOSE: alice, bob, carol**")  # wrong size
+    t.say(leader, "**PROPOSE: alice, zed**")  # unknown name
+    t.pm("alice", "SUPPORT")  # no mission open
+    t.cycle()
+    assert t.export()["events"] == events
+    replies = t.people.thread(t.game.thread)
+    assert any("not one of them" in r for r in replies)
+    assert any(f"Only the leader, {leader}" in r for r in replies)
+    assert any("needs a team of 2" in r and "PROPOSE:" in r for r in replies)
+    assert any("'zed' is not a player" in r for r in replies)
+    assert any("No mission is open" in p for p in t.people.pms_to("alice"))
+    # an order from a player who is not on the team
+    t.propose(["alice", "bob"])
+    t.vote_all()
+    events = t.export()["events"]
+    t.pm("carol", "SUPPORT")
+    t.cycle()
+    assert t.export()["events"] == events
+    assert any("not on the team" in p for p in t.people.pms_to("carol"))
+
+
+def test_bad_config_is_answered_with_every_problem(table):
+    t = table(5)
+    games = store.Game.select().count()
+    t.people.pm("newhost", "new game", "preset: avalonx\nplayers: [a, b]\nfoo: 1\n")
+    t.cycle()
+    assert store.Game.select().count() == games
+    reply = t.people.pms_to("newhost")[-1]
+    assert "3 problems" in reply and "`foo`" in reply and "`preset`" in reply and "`players`" in reply
+
+
+def test_pm_with_no_command_points_to_help(table):
+    t = table(5)
+    t.pm("alice", "hello bot, how are you")
+    t.cycle()
+    assert "HELP" in t.people.pms_to("alice")[-1]
