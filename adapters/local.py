@@ -12,12 +12,12 @@ from .base import Fetched, Inbound, Markup, Outgoing, PermanentError, Posted
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (id INTEGER PRIMARY KEY, title TEXT, body TEXT, author TEXT,
-    place TEXT, created TEXT, key TEXT UNIQUE, locked INTEGER DEFAULT 0);
+    place TEXT, created TEXT, key TEXT, locked INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS comments (id INTEGER PRIMARY KEY, thread INTEGER, author TEXT,
-    body TEXT, created TEXT, edited INTEGER DEFAULT 0, reply_to INTEGER, key TEXT UNIQUE);
+    body TEXT, created TEXT, edited INTEGER DEFAULT 0, reply_to INTEGER, key TEXT);
 CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, sender TEXT, recipient TEXT,
     subject TEXT, body TEXT, created TEXT, read INTEGER DEFAULT 0, parent INTEGER,
-    key TEXT UNIQUE);
+    key TEXT);
 """
 
 
@@ -100,6 +100,13 @@ class LocalForum:
             self.db.executemany("UPDATE messages SET read=1 WHERE id=? AND lower(recipient)=lower(?)",
                                 [(i, user) for i in ids])
 
+    def keys_posted(self) -> list[str]:
+        """The outbox key of every post and PM the bot made (a key twice = a duplicate)."""
+        keys = []
+        for table in ("threads", "comments", "messages"):
+            keys += [r[0] for r in self.db.execute(f"SELECT key FROM {table} WHERE key IS NOT NULL")]
+        return keys
+
     def lock_thread(self, thread: str) -> None:
         self.db.execute("UPDATE threads SET locked=1 WHERE id=?", (_num(thread),))
 
@@ -144,7 +151,7 @@ class LocalForum:
     def find_posted(self, out: Outgoing) -> Posted | None:
         table, prefix = {"thread": ("threads", "t"), "comment": ("comments", "c"),
                          "pm": ("messages", "m")}[out.kind]
-        row = self.db.execute(f"SELECT id FROM {table} WHERE key=?", (out.key,)).fetchone()
+        row = self.db.execute(f"SELECT id FROM {table} WHERE key=? ORDER BY id", (out.key,)).fetchone()
         return Posted(f"{prefix}{row['id']}") if row else None
 
     def thread_id(self, ref: str) -> str | None:

@@ -1,0 +1,155 @@
+"""Deadlines through the moderator with an injected clock."""
+from datetime import timedelta
+
+import pytest
+
+from adapters.local import LocalForum
+from forumbot.deadlines import format_duration, parse_duration
+from tests.table import NAMES, LocalPeople, Table
+
+
+@pytest.fixture
+def make(db, clock):
+    def make(n=5, extra=""):
+        forum = LocalForum(":memory:", clock=clock)
+        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
+    return make
+
+
+@pytest.mark.parametrize("text,seconds", [("90s", 90), ("30m", 1800), ("12h", 43200), ("2d", 172800),
+                                          ("none", None), ("1S", 1)])
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+    if seconds:
+        assert parse_duration(format_duration(seconds)) == seconds
+
+
+@pytest.mark.parametrize("bad", ["12", "h", "-1h", "0s", "1.5h", "soon", True])
+def test_bad_durations(bad):
+    with pytest.raises(ValueError):
+        parse_duration(bad)
+
+
+def test_early_close_when_every_vote_is_in(make, clock):
+    t = make()
+    t.propose()
+    t.vote_all(True)
+    e = t.export()
+    assert len(e["votes"]) == 1 and e["votes"][0]["defaulted"] == []
+    assert t.state.phase == "mission"
+
+
+def test_no_early_close_when_disabled(make, clock):
+    t = make(extra="deadlines: {close_early: false, team_vote: 2h}\n")
+    t.propose()
+    t.vote_all(True)
+    assert t.state.phase == "team_vote"
+    clock.advance(hours=1, minutes=59)
+    t.cycle()
+    assert t.state.phase == "team_vote"
+    clock.advance(minutes=2)
+    t.cycle()
+    assert t.state.phase == "mission" and t.export()["votes"][0]["defaulted"] == []
+
+
+def test_default_votes_at_the_deadline(make, clock):
+    t = make(extra="deadlines: {team_vote: 90s}\nmissed: {team_vote: reject}\n")
+    t.propose()
+    t.vote_all(True, skip=["dave", "erin"])
+    assert t.state.phase == "team_vote"
+    clock.advance(seconds=89)
+    t.cycle()
+    assert t.state.phase == "team_vote"
+    clock.advance(seconds=2)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["defaulted"] == ["dave", "erin"]
+    assert v["votes"]["dave"] == "reject" and v["approved"] is True  # 3 to 2
+    table_post = [p for p in t.people.thread(t.game.thread) if "is closed" in p][0]
+    assert "| dave | REJECT (default) |" in table_post
+
+
+def test_default_orders_at_the_deadline(make, clock):
+    t = make(extra="deadlines: {mission: 30m}\n")
+    spies = t.spies()
+    team = [spies[0], next(n for n in t.players if n not in spies)]
+    t.propose(team)
+    t.vote_all(True)
+    t.cycle()
+    clock.advance(minutes=31)
+    t.cycle()
+    m = t.export()["missions"][0]
+    assert m["sabotages"] == 1 and m["result"] == "fail"  # by-side: the spy's default is SABOTAGE
+    posts = t.people.thread(t.game.thread)
+    assert any("Mission 1 FAILED" in p for p in posts)
+    # the result never says who was defaulted or who sabotaged
+    result = [p for p in posts if "Mission 1 FAILED" in p][0]
+    assert spies[0] not in result.split("Mission 1 FAILED")[1].split("Mission 2")[0]
+
+
+def test_vote_posted_before_the_deadline_counts_even_if_read_after(make, clock):
+    t = make(extra="deadlines: {team_vote: 1h}\n")
+    t.propose()
+    t.vote_all(True, skip=["erin"])
+    clock.advance(minutes=59)
+    t.say("erin", "**REJECT**")  # posted in time; the bot only reads it later
+    clock.advance(hours=3)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["votes"]["erin"] == "reject" and v["defaulted"] == []
+
+
+def test_vote_posted_after_the_deadline_is_too_late(make, clock):
+    t = make(extra="deadlines: {team_vote: 1h}\n")
+    t.propose()
+    t.vote_all(True, skip=["erin"])
+    clock.advance(minutes=61)
+    t.say("erin", "**REJECT**")
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["defaulted"] == ["erin"]
+    assert any("No team vote is open" in r for r in t.people.thread(t.game.thread))
+
+
+def test_disqualification_after_missed_votes(make, clock):
+    t = make(extra="deadlines: {team_vote: 1h}\nmissed: {disqualify_after: 2}\n")
+    for _ in range(2):
+        t.propose()
+        t.vote_all(False, skip=["erin"])
+        clock.advance(hours=2)
+        t.cycle()
+    e = t.export()
+    assert next(p for p in e["players"] if p["name"] == "erin")["disqualified"] is True
+    assert all(not p["disqualified"] for p in e["players"] if p["name"] != "erin")
+    assert any("erin is disqualified" in p for p in t.people.thread(t.game.thread))
+    host_pm = t.people.pms_to("host")[-1]
+    assert "erin" in host_pm and f"REPLACE {t.game.tag} erin WITH" in host_pm
+    # from now on erin's slot votes by default and the vote does not wait for it
+    t.propose()
+    t.vote_all(True)
+    v = t.export()["votes"][-1]
+    assert "erin" in v["defaulted"] and t.state.phase == "mission"
+
+
+def test_voting_resets_the_missed_streak(make, clock):
+    t = make(extra="deadlines: {team_vote: 1h}\nmissed: {disqualify_after: 2}\n")
+    t.propose()
+    t.vote_all(False, skip=["erin"])
+    clock.advance(hours=2)
+    t.cycle()
+    t.propose()
+    t.vote_all(False)  # erin votes this time
+    t.propose()
+    t.vote_all(False, skip=["erin"])
+    clock.advance(hours=2)
+    t.cycle()
+    assert not any(p["disqualified"] for p in t.export()["players"])
+
+
+def test_missed_proposal_passes_the_leadership(make, clock):
+    t = make(extra="deadlines: {proposal: 10m}\n")
+    first = t.state.leader
+    clock.advance(minutes=11)
+    t.cycle()
+    assert t.state.leader != first and t.state.rejections == 0
+    assert any(f"{first} did not propose" in p for p in t.people.thread(t.game.thread))
