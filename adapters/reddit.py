@@ -42,6 +42,7 @@ class RedditForum:
 
     def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None):
         self.reddit = reddit
+        single_shot_posts(reddit)
         self.name = name
         self.bot_name = reddit.config.username or "forumbot"
         self.default_subreddit = default_subreddit
@@ -174,6 +175,34 @@ class RedditForum:
         if not hits:
             return None
         return f"{hits[0].subreddit.display_name}:{hits[0].id}"
+
+
+def single_shot_posts(reddit: praw.Reddit) -> None:
+    """Stop prawcore from re-sending a POST after a 5xx or a timeout.
+
+    prawcore retries those, POSTs included, and Reddit sometimes keeps a comment that it
+    answered with an error: the retry then posts it twice. Here a failed POST surfaces at
+    once as an UncertainError, and the outbox looks for the post's key before trying
+    again. GETs keep prawcore's retries. This wraps a private prawcore method; the test
+    `test_commit_then_fail_on_a_post_is_not_duplicated` fails if prawcore changes it."""
+    from prawcore.sessions import FiniteRetryStrategy
+
+    class NoRetry(FiniteRetryStrategy):
+        def _sleep_seconds(self):
+            return None
+
+    for core in {id(c): c for c in (reddit._core, reddit._authorized_core) if c is not None}.values():
+        if getattr(core, "_forumbot_single_shot", False):
+            continue
+        original = core._request_with_retries
+
+        def request(*args, _original=original, method, retry_strategy_state=None, **kw):
+            if method != "GET" and retry_strategy_state is None:
+                retry_strategy_state = NoRetry(retries=0)
+            return _original(*args, method=method, retry_strategy_state=retry_strategy_state, **kw)
+
+        core._request_with_retries = request
+        core._forumbot_single_shot = True
 
 
 def _api_error(e: RedditAPIException) -> Exception:

@@ -143,7 +143,11 @@ class FakeReddit:
                 path = url.path.rstrip("/")
                 with fake.lock:
                     fake.requests.append((method, path))
-                    fault = fake.faults.pop(0)(method, path) if fake.faults else None
+                    fault = None
+                    for i, f in enumerate(fake.faults):  # the first fault that applies, once
+                        if (fault := f(method, path)) is not None:
+                            del fake.faults[i]
+                            break
                 if fault is not None:
                     status, payload, after = fault if len(fault) == 3 else (*fault, None)
                     if after == "commit":  # the write lands, then the answer fails
