@@ -57,6 +57,12 @@ def demo_config(preset: str, players: list[str], seed: int) -> str:
 def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=print,
              db_url: str = "sqlite:///:memory:") -> dict:
     """Play one game to its end. Returns the export of the game."""
+    return play(preset, players, seed, echo, db_url)[0]
+
+
+def play(preset: str, players: int, seed: int, echo=print,
+         db_url: str = "sqlite:///:memory:") -> tuple[dict, LocalForum]:
+    """Play one game to its end: (the export of the game, the forum it was played on)."""
     from .export import export_game
 
     rng = random.Random(seed)
@@ -88,7 +94,7 @@ def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=p
                 clock.at = nxt
     result = export_game(game)
     echo(f"winner: {result['winner']} ({result['win_reason']})")
-    return result
+    return result, forum
 
 
 def _print_thread(forum: LocalForum, thread: str, printed: int, echo) -> int:

@@ -25,6 +25,8 @@ from .store import Game, Inbound, Outbox, db
 
 log = logging.getLogger("forumbot")
 
+STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -170,7 +172,9 @@ class Moderator:
         state = self.state(game)
         tag = game.tag
         if parsed.verb == "status":
-            self._reply(row, game, self.status_text(game), i, private=via == "pm")
+            public = via == "thread" and not self._public_status_recently(game, at)
+            self._reply(row, game, self.status_text(game), i, private=not public,
+                        key=f"{tag}:status:{row.ext_id}:{i}" if public else None)
             return
         if parsed.verb == "help":
             self._reply(row, game, help_text(tag), i, private=True)
@@ -242,8 +246,14 @@ class Moderator:
             out = Outgoing(key=key, kind="comment", body=msg.body, thread=game.thread)
         store.enqueue(out, game.id, now, msg.priority)
 
-    def _reply(self, row: Inbound, game: Game | None, text: str, i: int, private: bool = True) -> None:
-        key = f"re:{self.forum.name}:{row.ext_id}:{i}"
+    def _public_status_recently(self, game: Game, at: datetime) -> bool:
+        since = store.naive(at - timedelta(seconds=STATUS_EVERY))
+        return Outbox.select().where(Outbox.key.startswith(f"{game.tag}:status:") &
+                                     (Outbox.created_at > since)).exists()
+
+    def _reply(self, row: Inbound, game: Game | None, text: str, i: int, private: bool = True,
+               key: str | None = None) -> None:
+        key = key or f"re:{self.forum.name}:{row.ext_id}:{i}"
         tag = game.tag if game else None
         if row.kind == "comment" and not private:
             out = Outgoing(key=key, kind="comment", body=f"u/{row.author}: {text}",
@@ -251,7 +261,7 @@ class Moderator:
         else:
             subject = f"{tag}: re: your message" if tag else "re: your message"
             out = Outgoing(key=key, kind="pm", body=text, to=row.author, subject=subject)
-        store.enqueue(out, game.id if game else None, self.clock())
+        store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
 
     # --- games ---------------------------------------------------------------------
 
@@ -276,9 +286,8 @@ class Moderator:
                            config=_json(cfg.to_json()), seed=seed, thread=thread,
                            created_at=store.naive(at))
         self._commit_events(game, start(cfg, seed, at))
-        where = "in the thread" if thread else "in a new thread"
-        self._reply(row, game, f"Game {game.tag} is set up. I am dealing the roles by PM and "
-                    f"posting the opening {where}. Use {game.tag} in PMs about it.", 0)
+        if thread:  # a new thread's link goes to the host once the thread exists
+            self._tell_host_started(game, thread)
 
     def state(self, game: Game, refresh_from=None) -> GameState:
         """The live state of a game: cached, rebuilt by replaying its log when needed."""
@@ -381,6 +390,14 @@ class Moderator:
             if item.kind == "thread" and item.game is not None:
                 Game.update(thread=posted.id, thread_url=posted.url).where(
                     Game.id == item.game).execute()
+                self._tell_host_started(Game.get_by_id(item.game), posted.url or posted.id)
+
+    def _tell_host_started(self, game: Game, where: str) -> None:
+        out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
+                       subject=f"{game.tag}: your game is running",
+                       body=f"Game {game.tag} is running: {where}\n\nThe roles have gone out by "
+                            f"PM. Put {game.tag} in the subject of PMs about this game.")
+        store.enqueue(out, game.id, self.clock(), priority=0)
 
     def _tell_host_of_failure(self, item: Outbox, error: str) -> None:
         if item.game is None:
@@ -398,6 +415,11 @@ class Moderator:
         state = self.state(game)
         from .status import public_status
         return public_status(state, game.tag)
+
+
+def at_or_now(row: Inbound, clock) -> datetime:
+    """When a reply was caused: the message's own time (deterministic on a re-run)."""
+    return store.aware(row.created) if row.created else clock()
 
 
 def help_text(tag: str) -> str:

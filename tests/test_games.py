@@ -155,3 +155,37 @@ def test_pm_with_no_command_points_to_help(table):
     t.pm("alice", "hello bot, how are you")
     t.cycle()
     assert "HELP" in t.people.pms_to("alice")[-1]
+
+
+def test_host_gets_the_tag_and_the_thread_link(table):
+    t = table(5)
+    pm = t.people.pms_to("host")[-1]
+    assert t.game.tag in pm and (t.game.thread_url or t.game.thread) in pm
+
+
+def test_public_status_at_most_once_a_minute(table, clock):
+    t = table(5)
+    before = len(t.people.thread(t.game.thread))
+    t.say("bob", "**STATUS**")
+    t.say("carol", "**STATUS**")
+    t.cycle()
+    answers = t.people.thread(t.game.thread)[before:]
+    assert len([a for a in answers if "waiting for the leader" in a]) == 1
+    assert any("waiting for the leader" in p for p in t.people.pms_to("carol"))  # the second by PM
+    clock.advance(seconds=61)
+    t.say("dave", "**STATUS**")
+    t.cycle()
+    assert len([a for a in t.people.thread(t.game.thread)[before:] if "waiting for the leader" in a]) == 2
+
+
+def test_status_during_a_mission_never_names_who_is_missing(table):
+    t = table(5)
+    team = t.propose()
+    t.vote_all(True)
+    t.pm(team[0], "SUPPORT")
+    t.cycle()
+    t.say("erin", "**STATUS**")
+    t.cycle()
+    answer = t.people.thread(t.game.thread)[-1]
+    assert "1 of 2 orders are in" in answer
+    assert team[1] not in answer and team[0] not in answer

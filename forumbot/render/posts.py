@@ -110,11 +110,11 @@ def _role_pm(state: GameState, tag: str, name: str, m) -> str:
 def _proposal_opened(state, e, tag, m) -> str:
     d = e.data
     fails = " Two SABOTAGEs are needed to fail it." if d["fails_needed"] == 2 else ""
-    last = d.get("rejections", 0) == 4
-    attempt = f" (proposal {d['attempt']}" + ("; 4 teams were rejected, so if this one is too, the spies win" if last else "") + ")"
+    warning = ("\n\nFour teams have been rejected in this mission: if the next one is "
+               "rejected too, the spies win." if d.get("rejections", 0) == 4 else "")
     title = m.bold(f"Mission {d['mission']}")
-    return (f"{title}{attempt}: the leader is {m.bold(d['leader'])}, "
-            f"with a team of {d['team_size']}.{fails}\n\n"
+    return (f"{title} (proposal {d['attempt']}): the leader is {m.bold(d['leader'])}, "
+            f"with a team of {d['team_size']}.{fails}{warning}\n\n"
             f"{d['leader']}, post {m.bold('PROPOSE: ' + ', '.join(['name'] * d['team_size']))} "
             f"by {when(e.at, state.config.deadlines.proposal)}.")
 

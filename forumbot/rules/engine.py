@@ -101,8 +101,10 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
     for p in tx.plugins:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
-    tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
-            team=list(cmd.team))
+    proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
+                       team=list(cmd.team))
+    for p in tx.plugins:
+        p.after_proposal(tx, proposal.data)
     return None
 
 
@@ -307,8 +309,10 @@ def _end(tx: Tx, winner: str, reason: str) -> None:
         if not p.before_game_end(tx, winner, reason):
             return
     s = tx.state
-    tx.emit(ev.GAME_ENDED, winner=winner, reason=reason,
-            roles={x.name: x.role for x in s.seats})
+    end = tx.emit(ev.GAME_ENDED, winner=winner, reason=reason,
+                  roles={x.name: x.role for x in s.seats})
+    for p in tx.plugins:
+        p.after_game_end(tx, end.data)
 
 
 def _phase_words(s: GameState) -> str:

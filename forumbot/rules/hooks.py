@@ -21,6 +21,9 @@ class RulePlugin:
     def before_proposal(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
+    def after_proposal(self, tx: "Tx", proposal: dict) -> None:
+        """A team has been proposed; `proposal` is the team_proposed data."""
+
     def before_vote(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
@@ -36,6 +39,9 @@ class RulePlugin:
     def before_game_end(self, tx: "Tx", winner: str, reason: str) -> bool:
         """Return False to hold the end back (an assassination still to come, say)."""
         return True
+
+    def after_game_end(self, tx: "Tx", record: dict) -> None:
+        """The game has ended; `record` is the game_ended data."""
 
 
 # preset name -> plug-ins, in the order they run. The base game is the core alone.
