@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from adapters.base import (Forum, Inbound as ForumInbound, Outgoing, PermanentError,
-                           TransientError, UncertainError)
+from adapters.base import (Forum, ForumError, Inbound as ForumInbound, Outgoing,
+                           PermanentError, TransientError, UncertainError)
 
 from . import deadlines, store
 from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
@@ -25,6 +25,7 @@ from .store import Game, Inbound, Outbox, db
 
 log = logging.getLogger("forumbot")
 
+RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 
 
@@ -53,7 +54,11 @@ class Moderator:
 
     def cycle(self) -> CycleReport:
         report = CycleReport()
-        report.fetched = self.fetch()
+        try:
+            report.fetched = self.fetch()
+        except ForumError as e:  # the forum is down: still post what waits, keep deadlines
+            log.warning("fetch failed: %s", e)
+            report.errors.append(f"fetch: {e}")
         report.handled = self.process_inbox()
         report.posted += self.flush()
         report.deadlines = self.fire_deadlines(self.clock())
@@ -351,12 +356,18 @@ class Moderator:
             out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
                            to=item.to, subject=item.subject, title=item.title, where=item.place,
                            reply_to=item.reply_to)
-            try:
-                if item.uncertain:
+            if item.uncertain:  # it may have landed: look before posting again
+                try:
                     found = self.forum.find_posted(out)
-                    if found is not None:
-                        self._posted(item, found)
-                        continue
+                except ForumError as e:
+                    item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
+                    item.error = f"could not look for it: {e}"[:500]
+                    item.save()  # still uncertain
+                    continue
+                if found is not None:
+                    self._posted(item, found)
+                    continue
+            try:
                 item.uncertain = True
                 item.attempts += 1
                 item.save()

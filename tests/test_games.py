@@ -189,3 +189,20 @@ def test_status_during_a_mission_never_names_who_is_missing(table):
     answer = t.people.thread(t.game.thread)[-1]
     assert "1 of 2 orders are in" in answer
     assert team[1] not in answer and team[0] not in answer
+
+
+def test_hosts_allow_list(db, clock):
+    from adapters.local import LocalForum
+    from forumbot.moderator import Moderator
+    from tests.table import LocalPeople, config_text
+
+    forum = LocalForum(":memory:", clock=clock)
+    mod = Moderator(forum, clock=clock, hosts={"Trusted"})
+    people = LocalPeople(forum)
+    people.pm("stranger", "new game", config_text(["alice", "bob", "carol", "dave", "erin"]))
+    mod.cycle()
+    assert store.Game.select().count() == 0
+    assert "Only the hosts" in people.pms_to("stranger")[-1]
+    people.pm("trusted", "new game", config_text(["alice", "bob", "carol", "dave", "erin"]))
+    mod.cycle()
+    assert store.Game.select().count() == 1

@@ -145,3 +145,48 @@ def test_a_permanent_error_is_recorded_and_the_host_told(db, clock):
     assert [f.to for f in failed] == ["bob"]
     assert any("could not deliver a PM to bob" in p for p in t.people.pms_to("host"))
     assert t.state.phase == "proposal"  # the game goes on
+
+
+class BlindForum(UncertainForum):
+    """Loses the answer to a post, and then cannot search for it for a while."""
+
+    blind = 2
+
+    def find_posted(self, out):
+        if self.blind:
+            self.blind -= 1
+            from adapters.base import TransientError
+            raise TransientError("search is down")
+        return super().find_posted(out)
+
+
+def test_a_failed_search_keeps_the_item_uncertain(db, clock):
+    forum = BlindForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock).start()
+    for _ in range(4):
+        clock.advance(seconds=31)
+        t.cycle()
+    keys = forum.keys_posted()
+    assert len(keys) == len(set(keys))
+    assert store.Outbox.select().where(store.Outbox.state != "posted").count() == 0
+
+
+class DownForum(LocalForum):
+    down = True
+
+    def fetch(self, threads, cursor):
+        if self.down:
+            from adapters.base import TransientError
+            raise TransientError("503")
+        return super().fetch(threads, cursor)
+
+
+def test_a_failed_fetch_still_flushes_and_fires_deadlines(db, clock):
+    forum = DownForum(":memory:", clock=clock)
+    forum.down = False
+    t = Table(forum, LocalPeople(forum), clock).start()
+    leader = t.state.leader
+    forum.down = True
+    clock.advance(hours=25)
+    report = t.cycle()
+    assert report.errors and t.state.leader != leader  # the proposal deadline still fired
