@@ -28,5 +28,5 @@ def export_game(game: store.Game) -> dict:
                                      "defaulted", "critical", "proxied", "not_voting", "approved")}
                   for v in state.vote_history],
         "events": [{"seq": r.seq, "at": iso(e.at), "type": e.type, "data": e.data}
-                   for r, e in zip(rows, events)],
+                   for r, e in zip(rows, events, strict=False)],
     }

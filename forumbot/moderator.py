@@ -19,7 +19,7 @@ from adapters.base import (Forum, ForumError, Inbound as ForumInbound, Outgoing,
 from . import deadlines, store
 from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
-from .rules import Expire, MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
+from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 from peewee import (
     BigIntegerField, BooleanField, CharField, DatabaseProxy, DateTimeField, ForeignKeyField,
-    IntegerField, Model, SqliteDatabase, TextField, IntegrityError,
+    IntegerField, Model, TextField, IntegrityError,
 )
 from playhouse.db_url import connect as db_connect
 

@@ -1,5 +1,4 @@
 """Deadlines through the moderator with an injected clock."""
-from datetime import timedelta
 
 import pytest
 

@@ -41,8 +41,8 @@ def test_ten_games_cost_the_same_quiet_cycle(reddit_table, fake_reddit):
     assert reqs == [("GET", "/r/resistancegames/comments"), ("GET", "/message/unread")]
 
 
-def test_pms_are_marked_read_only_after_they_are_stored(reddit_table, fake_reddit):
-    t = reddit_table()
+def test_pms_are_marked_read_after_processing(reddit_table, fake_reddit):
+    reddit_table()
     assert all(not m["new"] for m in fake_reddit.messages if m["dest"] == "forumbot")
     posts = [r for r in fake_reddit.requests if r[1] == "/api/read_message"]
     assert posts  # batched mark-read calls happened

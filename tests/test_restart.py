@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from adapters.base import Posted, UncertainError
+from adapters.base import UncertainError
 from adapters.local import LocalForum
 from forumbot import store
 from forumbot.moderator import Moderator
@@ -190,3 +190,30 @@ def test_a_failed_fetch_still_flushes_and_fires_deadlines(db, clock):
     clock.advance(hours=25)
     report = t.cycle()
     assert report.errors and t.state.leader != leader  # the proposal deadline still fired
+
+
+class CheckingForum(LocalForum):
+    """Asserts, when the bot marks PMs read, that they are already committed."""
+
+    checked = 0
+
+    def mark_read(self, ids):
+        import sqlite3
+        con = sqlite3.connect(self.store_path)  # another connection sees only committed rows
+        stored = {r[0] for r in con.execute("SELECT ext_id FROM inbound")}
+        con.close()
+        assert set(ids) <= stored, "marked read before it was stored"
+        CheckingForum.checked += len(ids)
+        super().mark_read(ids)
+
+
+def test_pms_are_marked_read_only_after_they_are_committed(tmp_path, clock):
+    store.connect(f"sqlite:///{tmp_path}/bot.db")
+    forum = CheckingForum(":memory:", clock=clock)
+    forum.store_path = f"{tmp_path}/bot.db"
+    t = Table(forum, LocalPeople(forum), clock).start()
+    t.pm("alice", "STATUS")
+    t.cycle()
+    assert CheckingForum.checked >= 2
+    assert forum.messages_to("forumbot", unread_only=True) == []
+    store.close()
