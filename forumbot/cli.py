@@ -58,6 +58,10 @@ def _demo(args) -> int:
         ok = ", ".join(p for p, v in PRESETS.items() if v.available)
         print(f"demo: preset {args.preset!r} is not playable yet; choose one of: {ok}", file=sys.stderr)
         return 2
+    fixed = PRESETS[args.preset].fixed_roster
+    if fixed and args.players != len(fixed[0]) + len(fixed[1]):
+        print(f"demo: {args.preset} is for exactly {len(fixed[0]) + len(fixed[1])} players", file=sys.stderr)
+        return 2
     if not MIN_PLAYERS <= args.players <= min(MAX_PLAYERS, len(NAMES)):
         print(f"demo: --players must be {MIN_PLAYERS} to {MAX_PLAYERS}", file=sys.stderr)
         return 2

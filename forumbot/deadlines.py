@@ -39,10 +39,17 @@ def format_duration(seconds: int | None) -> str:
     return f"{seconds}s"
 
 
+# A plug-in's phase and the config deadline that times it.
+PHASE_DEADLINES: dict[str, str] = {PROPOSAL: "proposal", TEAM_VOTE: "team_vote", MISSION: "mission",
+                                   "assassination": "choice", "lady": "choice"}
+
+
 def window(state: GameState) -> int | None:
     """The length of the open phase's window, in seconds (None: it waits forever)."""
-    d = state.config.deadlines
-    return {PROPOSAL: d.proposal, TEAM_VOTE: d.team_vote, MISSION: d.mission}.get(state.phase)
+    if state.extra.get("waiting_forever") == state.phase_id:
+        return None  # its deadline passed and it has no default (the assassination)
+    name = PHASE_DEADLINES.get(state.phase)
+    return getattr(state.config.deadlines, name) if name else None
 
 
 def due(state: GameState) -> datetime | None:

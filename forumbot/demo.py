@@ -12,6 +12,7 @@ from adapters.local import LocalForum
 
 from . import store
 from .moderator import Moderator
+from .rules.presets import PRESETS, spy_count
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
@@ -29,11 +30,15 @@ class Clock:
         self.at += timedelta(**kw)
 
 
+SPY_ROLES = {"Spy", "Minion of Mordred", "Assassin", "Morgana", "Mordred", "Oberon"}
+
+
 @dataclass
 class SimPlayer:
     name: str
     rng: random.Random
     spy: bool | None = None
+    role: str = ""
     known_spies: set[str] = field(default_factory=set)
     seen_pms: int = 0
 
@@ -42,16 +47,26 @@ class SimPlayer:
         new = rows[self.seen_pms:]
         self.seen_pms = len(rows)
         for r in new:
-            if m := re.search(r"Your role in .*?: \*\*(\w+)\*\*", r["body"]):
-                self.spy = m.group(1).lower() == "spy"
+            if m := re.search(r"Your role in .*?: \*\*([\w ]+)\*\*", r["body"]):
+                self.role = m.group(1)
+                self.spy = self.role in SPY_ROLES
             if m := re.search(r"You know: (.*)\.", r["body"]):
-                self.known_spies = {x.split(" (")[0] for x in m.group(1).split(", ")}
+                self.known_spies = {x.split(" (")[0] for x in m.group(1).split(", ")
+                                    if x.split(" (")[1].rstrip(")") in SPY_ROLES}
         return [r["body"] for r in new]
 
 
 def demo_config(preset: str, players: list[str], seed: int) -> str:
-    return (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
+    text = (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
             f"seed: {seed}\nleader_order: random\n")
+    p = PRESETS[preset]
+    if p.has_plot_deck:
+        text += "plot_cards: false\n"
+    if preset == "avalon":
+        optional = ["percival", "morgana", "mordred", "oberon"]
+        fits = spy_count(len(players)) - 1  # the Assassin is always in
+        text += f"roles: [percival, {', '.join(optional[1:1 + fits])}]\nlady_of_the_lake: true\n"
+    return text
 
 
 def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=print,
@@ -148,4 +163,14 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             order = "SABOTAGE" if p.spy and rng.random() < 0.75 else "SUPPORT"
             forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
             acted = True
+    elif state.phase == "assassination":
+        shooter = sims[state.waiting_for()[0]]
+        targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]
+        forum.comment(shooter.name, game.thread, f"I think I know who you are.\n\n**ASSASSINATE: {rng.choice(targets)}**")
+        acted = True
+    elif state.phase == "lady":
+        holder = sims[state.waiting_for()[0]]
+        targets = [n for n in state.names if n not in state.extra["lady_past"]]
+        forum.comment(holder.name, game.thread, f"**LADY: {rng.choice(targets)}**")
+        acted = True
     return acted

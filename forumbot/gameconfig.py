@@ -82,7 +82,8 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     elif preset is None:
         bad("preset", f"{preset_name!r} is not a preset: one of {', '.join(PRESETS)}")
     elif not preset.available:
-        bad("preset", f"{preset_name!r} is not playable in this version yet; use resistance")
+        ok = ", ".join(n for n, x in PRESETS.items() if x.available)
+        bad("preset", f"{preset_name!r} is not playable in this version yet; playable: {ok}")
     for k in sorted(PRESET_KEYS & {str(x) for x in doc}):
         if preset is not None and k not in preset.allowed_keys:
             bad(k, f"does not belong to the {preset.name} preset")
@@ -154,6 +155,9 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
                     clean[str(alias)] = t
             kw["aliases"] = clean
 
+    if preset is not None:
+        _preset_options(doc, preset, names, kw, bad)
+
     base = preset or PRESETS["resistance"]
     kw["deadlines"] = _deadlines(doc.get("deadlines"), default_deadlines(base), bad)
     kw["missed"] = _missed(doc.get("missed"), default_missed(base), bad)
@@ -162,6 +166,47 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     if problems:
         return None, problems
     return GameConfig(preset=preset.name, players=tuple(names), host=host, **kw), []
+
+
+def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
+    """The keys that depend on the preset: roles, the Lady, the card decks, table sizes."""
+    from .rules.presets import spy_count
+
+    if preset.fixed_roster and names and len(names) != len(preset.fixed_roster[0]) + len(preset.fixed_roster[1]):
+        size = len(preset.fixed_roster[0]) + len(preset.fixed_roster[1])
+        bad("players", f"{preset.name} is for exactly {size} players; {len(names)} listed")
+    if "roles" in doc and "roles" in preset.allowed_keys:
+        roles = doc["roles"]
+        if not isinstance(roles, list):
+            bad("roles", f"must be a list of optional roles: {', '.join(sorted(preset.optional_roles))}")
+        else:
+            wanted = [str(r).strip().lower() for r in roles]
+            for r in wanted:
+                if r not in preset.optional_roles | {"merlin", "assassin"}:
+                    bad("roles", f"{r!r} is not a role of {preset.name}: one of "
+                                 f"{', '.join(sorted(preset.optional_roles))} (Merlin and the "
+                                 "Assassin are always in)")
+            if len(set(wanted)) != len(wanted):
+                bad("roles", "a role is listed twice")
+            evil = 1 + len({r for r in wanted if r in ("morgana", "mordred", "oberon")})
+            if names and MIN_PLAYERS <= len(names) <= MAX_PLAYERS and evil > spy_count(len(names)):
+                bad("roles", f"{evil} special spies (the Assassin included) do not fit: "
+                             f"{len(names)} players have {spy_count(len(names))} spies")
+            kw["roles"] = tuple(sorted(set(wanted) - {"merlin", "assassin"}))
+    for key in ("lady_of_the_lake", "plot_cards", "mission_cards"):
+        if key in doc and key in preset.allowed_keys and not isinstance(doc[key], bool):
+            bad(key, "must be true or false")
+    if "lady_of_the_lake" in preset.allowed_keys and isinstance(doc.get("lady_of_the_lake"), bool):
+        kw["lady_of_the_lake"] = doc["lady_of_the_lake"]
+    # The card decks are not built yet: a preset that plays with them by default must say so.
+    for key, has in (("plot_cards", preset.has_plot_deck), ("mission_cards", preset.name == "so-say-we-all")):
+        if not has:
+            continue
+        value = doc.get(key, True)
+        if value is True:
+            bad(key, f"the {preset.name} preset plays with "
+                     f"{'Plot' if key == 'plot_cards' else 'Mission'} Cards, which this version "
+                     f"cannot run yet; add `{key}: false` to play without them")
 
 
 def _choice(doc: dict, key: str, allowed: tuple[str, ...], kw: dict, bad) -> None:

@@ -20,11 +20,13 @@ from . import deadlines, store
 from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
+from .rules.commands import Assassinate, LadyTarget
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 
 log = logging.getLogger("forumbot")
 
+TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 
@@ -213,6 +215,12 @@ class Moderator:
             command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via)
         elif parsed.verb == "order":
             command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
+        elif parsed.verb in TARGET_COMMANDS:
+            name = resolve_name(parsed.names[0], state.names, state.config.aliases)
+            if isinstance(name, NameProblem):
+                self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
+                return
+            command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=name)
         else:
             self._reply(row, game, f"{parsed.text} is not available in this game.", i,
                         private=via == "pm")

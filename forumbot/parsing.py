@@ -78,6 +78,8 @@ _GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
 _PROPOSE = re.compile(r"^(?:PROPOSE|TEAM)\s*:?\s*(?P<names>.*)$", re.I | re.S)
 _VOTE = re.compile(r"^(?:VOTE\s*:?\s*)?(?P<crit>CRITICAL\s+)?(?P<v>APPROVE|REJECT|ABSTAIN)[.!]*$", re.I)
 _ORDER = re.compile(r"^(?:ORDER\s*:?\s*)?(?P<o>SUPPORT|SABOTAGE|SUCCESS|FAIL)[.!]*$", re.I)
+_TARGET = re.compile(r"^(?P<verb>ASSASSINATE|SHOOT|LADY)\s*:?\s*(?P<name>\S+)\s*$", re.I)
+_TARGET_VERBS = {"assassinate": "assassinate", "shoot": "assassinate", "lady": "lady"}
 _WORD = re.compile(r"^(?P<w>STATUS|HELP|JOIN|LEAVE|PASS)[.!?]*$", re.I)
 _HOST = re.compile(
     r"^(?P<verb>EXTEND|CLOSE|PAUSE|RESUME|REPLACE|DISQUALIFY|ABORT|STATUS|SKIP|RECORD|SIGNUPS)"
@@ -106,6 +108,8 @@ def parse_command(span: str) -> Parsed | None:
                       extra="critical" if m.group("crit") else "", text=s)
     if m := _ORDER.match(s):
         return Parsed("order", choice=_ORDER_WORDS[m.group("o").lower()], text=s)
+    if m := _TARGET.match(s):
+        return Parsed(_TARGET_VERBS[m.group("verb").lower()], names=(m.group("name"),), text=s)
     if m := _WORD.match(s):
         word = m.group("w").lower()
         if word == "pass":  # with no card window open, PASS is an abstention

@@ -22,6 +22,14 @@ def test_demo_finishes_with_a_winner_for_every_table_size(n, capsys):
     assert "Your role" not in out  # the demo prints the thread, never a PM
 
 
+@pytest.mark.parametrize("preset,n", [("resistance-plot", 8), ("avalon", 5), ("avalon", 7),
+                                      ("avalon", 10), ("avalon-2020", 8)])
+def test_demo_plays_every_playable_preset(preset, n, capsys):
+    assert main(["demo", "--preset", preset, "--players", str(n), "--seed", "2"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("winner: ")
+
+
 def test_demo_same_seed_same_game(capsys):
     main(["demo", "--players", "6", "--seed", "11"])
     first = capsys.readouterr().out
@@ -34,6 +42,8 @@ def test_demo_same_seed_same_game(capsys):
 def test_demo_refuses_what_it_cannot_play(capsys):
     assert main(["demo", "--players", "11"]) == 2
     assert main(["demo", "--preset", "nope"]) == 2
+    assert main(["demo", "--preset", "so-say-we-all"]) == 2  # not playable yet
+    assert main(["demo", "--preset", "avalon-2020", "--players", "7"]) == 2
 
 
 def test_check_config_lists_every_mistake(tmp_path):

@@ -206,3 +206,40 @@ def test_hosts_allow_list(db, clock):
     people.pm("trusted", "new game", config_text(["alice", "bob", "carol", "dave", "erin"]))
     mod.cycle()
     assert store.Game.select().count() == 1
+
+
+AVALON = "plot_cards: false\nroles: [percival, morgana]\nlady_of_the_lake: true\n"
+
+
+def test_avalon_with_the_lady_and_the_assassin(table):
+    t = table(7, preset="avalon", extra=AVALON)
+    s = t.state
+    roles = {x.name: x.role for x in s.seats}
+    merlin = next(n for n, r in roles.items() if r == "merlin")
+    percival = next(n for n, r in roles.items() if r == "percival")
+    morgana = next(n for n, r in roles.items() if r == "morgana")
+    assassin = next(n for n, r in roles.items() if r == "assassin")
+    # Percival sees Merlin and Morgana, without knowing which is which
+    pm = next(p for p in t.people.pms_to(percival) if "Your role" in p)
+    assert f"{merlin} (Merlin or Morgana)" in pm and f"{morgana} (Merlin or Morgana)" in pm
+    assert "Roles in play" in t.people.public_texts()[0] and "Lady of the Lake" in t.people.public_texts()[0]
+    holder = s.names[-1]
+    good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
+    t.mission(team=good[:2])
+    t.mission(team=good[:3])
+    assert t.state.phase == "lady"
+    target = assassin if assassin != holder else morgana
+    t.say(holder, f"**LADY: {target}**")
+    t.cycle()
+    lady_pm = t.people.pms_to(holder)[-1]
+    assert f"**{target}** is one of the Minions of Mordred" in lady_pm
+    assert "Assassin" not in lady_pm and "Morgana" not in lady_pm  # allegiance only
+    assert not any("is one of the Minions" in p for p in t.people.public_texts())
+    t.mission(team=good[:3])
+    assert t.state.phase == "assassination"
+    t.say(assassin, f"**SHOOT: {merlin}**")
+    t.cycle()
+    e = t.export()
+    assert (e["winner"], e["win_reason"]) == ("spies", "assassination")
+    assert {p["name"]: p["role"] for p in e["players"]} == roles
+    assert "names **" + merlin in t.people.thread(t.game.thread)[-1]

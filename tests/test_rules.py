@@ -16,9 +16,9 @@ NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan
 class Game:
     """A pure game driven by commands, keeping the log like the store does."""
 
-    def __init__(self, n=5, seed=1, **kw):
+    def __init__(self, n=5, seed=1, preset="resistance", **kw):
         kw.setdefault("leader_order", "listed")
-        self.config = make_config("resistance", NAMES[:n], **kw)
+        self.config = make_config(preset, NAMES[:n], **kw)
         self.seed = seed
         self.at = T0
         self.log = start(self.config, seed, T0)

@@ -8,7 +8,8 @@ import pytest
 from forumbot.demo import play
 from forumbot.rules.presets import MAX_PLAYERS, MIN_PLAYERS
 
-ROLE_WORDS = r"(spy|spies|resistance|role|sabotag\w*|traitor|loyal|evil)"
+ROLE_WORDS = (r"(spy|spies|resistance|role|sabotag\w*|traitor|loyal|evil|good|minions?|servants?|"
+              r"merlin|percival|morgana|mordred|oberon|assassin)")
 
 
 def public_leaks(forum, names) -> list[str]:
@@ -18,10 +19,10 @@ def public_leaks(forum, names) -> list[str]:
                                            if r["author"] == forum.bot_name]
     end = next(i for i, p in enumerate(posts) if "win, by" in p)
     leaks = []
-    for post in posts[:end] + [posts[end].split("###")[0]]:
+    for post in posts[:end]:  # the end post reveals everything, as it should
         for line in post.split("\n"):
-            if line.startswith("**Leader order**"):
-                continue  # the roster: names only
+            if line.startswith("**Leader order**") or line.startswith("**Roles in play**"):
+                continue  # the roster: names only; the roles in play: no names
             for n in names:
                 near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"
                 if re.search(near, line, re.I):
@@ -40,34 +41,69 @@ def pm_leaks(forum, result) -> list[str]:
             for other, side in sides.items():
                 if other == me:
                     continue
-                if re.search(rf"\b{other}\b \((Spy|Resistance)\)", r["body"]):
-                    if not (my_side == "spies" and side == "spies"):
+                if re.search(rf"\b{other}\b \(", r["body"]) and "Your role" in r["body"]:
+                    allowed = expected_names(result, me)
+                    if other not in allowed:
                         leaks.append(f"{me} learned about {other}: {r['body'][:80]}")
+                if "Lady of the Lake shows you" in r["body"] and other in r["body"]:
+                    if not lady_used(result, me, other):
+                        leaks.append(f"{me} learned {other}'s side without the Lady")
     return leaks
 
 
-def sweep(games_per_size: int, seed0: int = 0):
-    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+EVIL = {"spy", "minion", "assassin", "morgana", "mordred", "oberon"}
+
+
+def expected_names(result, me) -> set[str]:
+    """Whom a player's role PM may name (variants.md, knowledge)."""
+    roles = {p["name"]: p["role"] for p in result["players"]}
+    mine = roles[me]
+    others = {n: r for n, r in roles.items() if n != me}
+    if result["preset"] == "resistance-plot":
+        return set()
+    if mine in EVIL and mine != "oberon":
+        return {n for n, r in others.items() if r in EVIL and r != "oberon"}
+    if mine == "merlin":
+        return {n for n, r in others.items() if r in EVIL and r != "mordred"}
+    if mine == "percival":
+        return {n for n, r in others.items() if r in ("merlin", "morgana")}
+    return set()
+
+
+def lady_used(result, holder, target) -> bool:
+    return any(e["type"] == "lady_used" and e["data"]["holder"] == holder and e["data"]["target"] == target
+               for e in result["events"])
+
+
+TABLES = [("resistance", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+TABLES += [("resistance-plot", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+TABLES += [("avalon", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
+TABLES += [("avalon-2020", 8)]
+
+
+def sweep(games_per_size: int, seed0: int = 0, tables=TABLES):
+    for preset, n in tables:
         for seed in range(seed0, seed0 + games_per_size):
-            result, forum = play("resistance", n, seed * 31 + n, echo=lambda *_: None)
+            result, forum = play(preset, n, seed * 31 + n, echo=lambda *_: None)
             names = [p["name"] for p in result["players"]]
             assert result["winner"] in ("resistance", "spies")
             assert public_leaks(forum, names) == [], (n, seed)
             assert pm_leaks(forum, result) == [], (n, seed)
-            spies = {p["name"] for p in result["players"] if p["side"] == "spies"}
-            for p in names:  # spies learn each other; the resistance nobody
+            for p in names:  # each role PM names exactly whom that role may know
                 role_pm = next(r["body"] for r in forum.messages_to(p) if "Your role" in r["body"])
                 named = {q for q in names if q != p and re.search(rf"\b{q}\b", role_pm)}
-                assert named == (spies - {p} if p in spies else set())
+                assert named == expected_names(result, p), (preset, n, seed, p)
 
 
 def test_secrecy_sweep_every_table_size():
-    sweep(games_per_size=4)
+    sweep(games_per_size=2)
 
 
 @pytest.mark.long
-def test_secrecy_sweep_long():
-    sweep(games_per_size=170, seed0=1000)  # 1,020 games
+@pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "avalon", "avalon-2020"])
+def test_secrecy_sweep_long(preset):
+    tables = [t for t in TABLES if t[0] == preset]
+    sweep(games_per_size=1000 // len(tables) + 1, seed0=1000, tables=tables)  # 1,000+ games
 
 
 def test_the_leak_detector_catches_a_leak():

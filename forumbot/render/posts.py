@@ -35,8 +35,14 @@ def when(at: datetime, seconds: int | None) -> str:
     return f"{due:%Y-%m-%d %H:%M} UTC (in {format_duration(seconds)})"
 
 
+ROLE_NAMES = {
+    "servant": "Loyal Servant of Arthur", "minion": "Minion of Mordred",
+    "merlin-or-morgana": "Merlin or Morgana", "human": "Human", "cylon": "Cylon",
+}
+
+
 def role_name(state: GameState, role: str) -> str:
-    return role.replace("-", " ").title()
+    return ROLE_NAMES.get(role, role.replace("-", " ").title())
 
 
 def side_name(state: GameState, side: str) -> str:
@@ -86,6 +92,13 @@ def _opening(state: GameState, e: ev.Event, tag: str, m) -> str:
         "bold text counts; quotes and code never do. Editing a comment does not change a vote: "
         "post a new comment. Everyone has been sent their role by PM.",
     ]
+    if c.roles or c.rules.fixed_roster or c.preset.startswith("avalon"):
+        good, evil = role_set(c).roster(c, n)
+        parts.append(m.bold("Roles in play") + ": " + ", ".join(role_name(state, r) for r in good + evil) + ".")
+    if "lady" in state.extra:
+        parts.append(f"The {m.bold('Lady of the Lake')} starts with {state.extra['lady']}. Right "
+                     "after missions 2, 3 and 4 its holder names a player who has not held it "
+                     f"({m.bold('LADY: name')}) and learns their allegiance by PM.")
     return "\n\n".join(parts)
 
 
@@ -103,6 +116,9 @@ def _role_pm(state: GameState, tag: str, name: str, m) -> str:
         lines.append("On a mission you may PM me SUPPORT or SABOTAGE.")
     else:
         lines.append("On a mission you can only SUPPORT.")
+    if seat.role == "assassin":
+        lines.append("If three missions succeed, you name Merlin in the thread: "
+                     + m.bold("ASSASSINATE: name") + ". If you are right, your side wins.")
     lines.append("Keep this message secret. The game thread will say what to do and when.")
     return "\n\n".join(lines)
 
@@ -209,6 +225,38 @@ def _game_ended(state, e, tag, m) -> str:
     ])
 
 
+def _assassination_opened(state, e, tag, m) -> str:
+    return ("Three missions have succeeded, but it is not over: the Assassin now names the "
+            f"player they believe is Merlin, in the thread: {m.bold('ASSASSINATE: name')}, by "
+            f"{when(e.at, state.config.deadlines.choice)}. The first valid shot is final.")
+
+
+def _assassinated(state, e, tag, m) -> str:
+    d = e.data
+    verdict = "and hits Merlin" if d["hit"] else "and misses: they were not Merlin"
+    return f"The Assassin, {d['assassin']}, names {m.bold(d['target'])} {verdict}."
+
+
+def _assassination_overdue(state, e, tag, m) -> str:
+    return "The Assassin's deadline has passed. The game waits for the shot; the host has been told."
+
+
+def _lady_opened(state, e, tag, m) -> str:
+    d = e.data
+    return (f"{d['holder']} holds the Lady of the Lake: {d['holder']}, name a player who has not "
+            f"held it, {m.bold('LADY: name')}, by {when(e.at, state.config.deadlines.choice)}.")
+
+
+def _lady_used(state, e, tag, m) -> str:
+    d = e.data
+    return (f"{d['holder']} uses the Lady of the Lake on {m.bold(d['target'])}. The Lady passes "
+            f"to {d['target']}.")
+
+
+def _lady_skipped(state, e, tag, m) -> str:
+    return f"The Lady of the Lake is not used this time ({e.data['reason']}); it stays with {e.data['holder']}."
+
+
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
     command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
@@ -225,6 +273,12 @@ _PUBLIC = {
     ev.MISSION_RESOLVED: _mission_resolved,
     ev.PLAYER_DISQUALIFIED: _disqualified,
     ev.GAME_ENDED: _game_ended,
+    ev.ASSASSINATION_OPENED: _assassination_opened,
+    ev.ASSASSINATED: _assassinated,
+    ev.ASSASSINATION_OVERDUE: _assassination_overdue,
+    ev.LADY_OPENED: _lady_opened,
+    ev.LADY_USED: _lady_used,
+    ev.LADY_SKIPPED: _lady_skipped,
 }
 
 
@@ -252,6 +306,20 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
         elif e.type == ev.PLAYER_DISQUALIFIED:
             out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
                                to=state.config.host, subject=f"{tag}: a player was disqualified"))
+        elif e.type == ev.LADY_USED:
+            d = e.data
+            out.append(Message(f"lady:{d['holder']}", f"{tag}: the Lady of the Lake shows you that "
+                               f"{m.bold(d['target'])} is one of {side_name(state, d['side'])}.",
+                               to=d["holder"], subject=f"{tag}: the Lady of the Lake", priority=0))
+        elif e.type == ev.ASSASSINATION_OPENED:
+            out.append(Message("assassin", f"{tag}: three missions have succeeded. As the Assassin, "
+                               f"post {m.bold('ASSASSINATE: name')} in the thread.",
+                               to=e.data["assassin"], subject=f"{tag}: name Merlin", priority=0))
+        elif e.type == ev.ASSASSINATION_OVERDUE:
+            out.append(Message("host-assassin", f"{tag}: the assassination deadline has passed and "
+                               f"the Assassin ({e.data['assassin']}) has not shot. The game waits; "
+                               "there is no default for the shot.",
+                               to=state.config.host, subject=f"{tag}: the assassination waits"))
         elif e.type == ev.VOTE_CAST and e.data["via"] == "pm":
             out.append(Message(f"ack-vote:{e.data['player']}",
                                f"{tag}: your vote {m.bold(e.data['vote'].upper())} is recorded. You "

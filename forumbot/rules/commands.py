@@ -29,6 +29,16 @@ class MissionOrder(Command):
 
 
 @dataclass(frozen=True)
+class Assassinate(Command):
+    target: str
+
+
+@dataclass(frozen=True)
+class LadyTarget(Command):
+    target: str
+
+
+@dataclass(frozen=True)
 class Expire(Command):
     """The deadline of phase `phase_id` has passed."""
 

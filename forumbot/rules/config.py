@@ -42,6 +42,10 @@ class GameConfig:
     aliases: dict[str, str] = field(default_factory=dict)
     deadlines: Deadlines | None = None
     missed: Missed | None = None
+    roles: tuple[str, ...] = ()  # optional special roles (avalon)
+    lady_of_the_lake: bool = False
+    plot_cards: bool = False
+    mission_cards: bool = False
 
     @property
     def rules(self) -> Preset:
@@ -54,6 +58,7 @@ class GameConfig:
     def from_json(cls, data: dict) -> "GameConfig":
         data = dict(data)
         data["players"] = tuple(data["players"])
+        data["roles"] = tuple(data.get("roles", ()))
         data["deadlines"] = Deadlines(**data["deadlines"])
         data["missed"] = Missed(**data["missed"])
         return cls(**data)

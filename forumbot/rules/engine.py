@@ -38,8 +38,10 @@ def start(config: GameConfig, seed: int, at: datetime) -> list[Event]:
     roles_ = role_set(config)
     order, roles = roles_.deal(config, random.Random(seed))
     sides = {n: roles_.side(config, r) for n, r in roles.items()}
-    tx = Tx(GameState(config), at, plugins_for(config.preset))
+    tx = Tx(GameState(config), at, plugins_for(config))
     tx.emit(ev.GAME_STARTED, order=order, roles=roles, sides=sides, seed=seed)
+    for p in tx.plugins:
+        p.after_start(tx)
     _open_proposal(tx, 1, order[0])
     return tx.events
 
@@ -63,10 +65,13 @@ def apply(
     if not state.running:
         return Refusal("This game is over.")
     if plugins is None:
-        plugins = plugins_for(state.config.preset)
+        plugins = plugins_for(state.config)
     at = max(command.at, state.last_event_at) if state.last_event_at else command.at
     tx = Tx(state, at, plugins)
     handler = _HANDLERS.get(type(command))
+    for p in plugins:
+        if type(command) in p.handles:
+            handler = p.handle
     if handler is None:
         return Refusal(f"{type(command).__name__} is not part of this game.")
     refusal = handler(tx, command)
@@ -144,11 +149,13 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
 def _close_vote(tx: Tx) -> None:
     s = tx.state
     default = s.config.missed.team_vote
+    abstain_as = s.config.rules.abstain_counts_as
     votes: dict[str, str] = {}
     defaulted: list[str] = []
     for seat in s.seats:
         if seat.name in s.votes and not seat.disqualified:
-            votes[seat.name] = s.votes[seat.name]
+            vote = s.votes[seat.name]
+            votes[seat.name] = abstain_as if vote == "abstain" and abstain_as else vote
         else:
             votes[seat.name] = default
             defaulted.append(seat.name)
@@ -251,8 +258,14 @@ def _resolve_mission(tx: Tx) -> None:
         _disqualify_missing(tx, defaulted)
     for p in tx.plugins:
         p.after_mission(tx, record)
-    if not s.running:
+    if s.phase != MISSION:  # a plug-in opened a phase of its own (the Lady), or the game ended
         return
+    advance_after_mission(tx)
+
+
+def advance_after_mission(tx: Tx) -> None:
+    """After a mission and whatever follows it: the game ends, or the next mission starts."""
+    s = tx.state
     if s.successes() >= MISSIONS_TO_WIN:
         _end(tx, RESISTANCE, "missions")
     elif s.failures() >= MISSIONS_TO_WIN:
@@ -280,7 +293,7 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
         _close_vote(tx)
     elif s.phase == MISSION:
         _resolve_mission(tx)
-    else:
+    elif not any(p.on_expire(tx) for p in tx.plugins):
         return Refusal(f"Nothing in phase {s.phase} has a deadline.")
     return None
 
@@ -302,6 +315,14 @@ def _size(s: GameState, mission: int) -> int:
 
 def _fails(s: GameState, mission: int) -> int:
     return fails_needed(s.config.rules, len(s.seats), mission)
+
+
+def end_game(tx: Tx, winner: str, reason: str) -> None:
+    _end(tx, winner, reason)
+
+
+def open_proposal(tx: Tx, mission: int, leader: str) -> None:
+    _open_proposal(tx, mission, leader)
 
 
 def _end(tx: Tx, winner: str, reason: str) -> None:

@@ -17,6 +17,18 @@ if TYPE_CHECKING:
 
 class RulePlugin:
     name = "plugin"
+    handles: tuple[type, ...] = ()  # command types this plug-in answers
+
+    def handle(self, tx: "Tx", command: "Command") -> "Refusal | None":
+        """Answer one of the commands in `handles`."""
+        return None
+
+    def on_expire(self, tx: "Tx") -> bool:
+        """The deadline of a phase this plug-in opened has passed. True if it was ours."""
+        return False
+
+    def after_start(self, tx: "Tx") -> None:
+        """The roles are dealt; the first proposal is not open yet."""
 
     def before_proposal(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
@@ -44,11 +56,19 @@ class RulePlugin:
         """The game has ended; `record` is the game_ended data."""
 
 
-# preset name -> plug-ins, in the order they run. The base game is the core alone.
-PLUGINS: dict[str, list[RulePlugin]] = {
-    "resistance": [],
-}
+def plugins_for(config) -> list[RulePlugin]:
+    """The plug-ins of a game, in the order they run: the preset's table row, plus the
+    options the host switched on. The base game is the core alone."""
+    from .assassin import Assassination
+    from .lady import LadyOfTheLake
 
-
-def plugins_for(preset: str) -> list[RulePlugin]:
-    return PLUGINS.get(preset, [])
+    table: dict[str, list[RulePlugin]] = {
+        "resistance": [],
+        "resistance-plot": [],
+        "avalon": [Assassination()],
+        "avalon-2020": [Assassination()],
+    }
+    plugins = list(table.get(config.preset, []))
+    if config.lady_of_the_lake:
+        plugins.insert(0, LadyOfTheLake())
+    return plugins

@@ -61,6 +61,11 @@ class Preset:
     resistance_name: str = "the Resistance"
     spies_name: str = "the Spies"
     missed_proposal_counts_as_rejection: bool = False
+    abstain_counts_as: str | None = None  # avalon-2020: an explicit ABSTAIN is an APPROVE
+    has_plot_deck: bool = False
+    spies_know_roles: bool = False  # avalon-2020: evil PMs name the others with their roles
+    optional_roles: frozenset[str] = frozenset()
+    fixed_roster: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (good, evil)
     deadlines: DeadlineDefaults = field(default_factory=DeadlineDefaults)
     missed: MissedDefaults = field(default_factory=MissedDefaults)
     # config keys that only some presets accept
@@ -86,12 +91,19 @@ PRESETS: dict[str, Preset] = {
         name="resistance-plot",
         seed_file="000_644f4f6570a8fb9e.txt",
         title="The Resistance with Plot Cards",
-        available=False,
+        available=True,
         spies_know_each_other=False,
         team_votes="pm",
         two_fail_from=8,
+        has_plot_deck=True,
         deadlines=DeadlineDefaults(card_window=4 * HOUR),
         allowed_keys=frozenset({"plot_cards"}),
+        summary=(
+            "The spies do NOT know each other. Team votes go by PM only and are revealed when "
+            "the vote closes. One SABOTAGE fails a mission (two on mission 4 with 8 or more "
+            "players). Three successes win for the Resistance; three failures, or five "
+            "rejected teams in one mission, win for the Spies."
+        ),
     ),
     "so-say-we-all": Preset(
         name="so-say-we-all",
@@ -110,24 +122,45 @@ PRESETS: dict[str, Preset] = {
         name="avalon",
         seed_file="002_7c14971a80fbaf55.txt",
         title="The Resistance: Avalon",
-        available=False,
+        available=True,
         resistance_role="servant",
         spy_role="minion",
         resistance_name="the Loyal Servants of Arthur",
         spies_name="the Minions of Mordred",
+        has_plot_deck=True,
+        optional_roles=frozenset({"percival", "morgana", "mordred", "oberon"}),
         deadlines=DeadlineDefaults(card_window=4 * HOUR),
         allowed_keys=frozenset({"roles", "lady_of_the_lake", "plot_cards"}),
+        summary=(
+            "Merlin knows the Minions of Mordred (not Mordred); the Minions know each other "
+            "(not Oberon). After the third successful mission the Assassin names one player: "
+            "if it is Merlin, the Minions win. One SABOTAGE fails a mission (two on mission 4 "
+            "with 7 or more players). Three failures, or five rejected teams in one mission, "
+            "win for the Minions."
+        ),
     ),
     "avalon-2020": Preset(
         name="avalon-2020",
         seed_file="004_900a156b6c235967.txt",
         title="Avalon 2020 (8 players, Plot Cards)",
-        available=False,
+        available=True,
         resistance_role="servant",
         spy_role="minion",
         resistance_name="Good",
         spies_name="Evil",
         missed_proposal_counts_as_rejection=True,
+        abstain_counts_as="approve",
+        has_plot_deck=True,
+        spies_know_roles=True,
+        fixed_roster=(("merlin", "percival", "servant", "servant", "servant"),
+                      ("morgana", "assassin", "mordred")),
+        summary=(
+            "8 players: Merlin, Percival and 3 Loyal Servants against Morgana, the Assassin and "
+            "Mordred. Team votes close exactly 12 hours after the proposal; absent votes and "
+            "abstentions count as APPROVE. Missing quest votes count as SUCCESS. Missing two "
+            "votes in a row disqualifies. Five leadership changes in one quest win for Evil; "
+            "after three successes the Assassin may still win by naming Merlin."
+        ),
         deadlines=DeadlineDefaults(team_vote=12 * HOUR, card_window=4 * HOUR, close_early=False),
         missed=MissedDefaults(
             team_vote="approve", mission="support", disqualify_after=2, orders_count=True

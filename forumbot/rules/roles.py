@@ -44,12 +44,64 @@ class PlainRoles:
         return [Knowledge(s.name, label) for s in state.seats if s.side == SPIES and s.name != name]
 
 
+EVIL = {"minion", "assassin", "morgana", "mordred", "oberon"}
+MERLIN_OR_MORGANA = "merlin-or-morgana"
+
+
+class AvalonRoles:
+    """Merlin and the Assassin always; Percival, Morgana, Mordred and Oberon as the host
+    lists them (or the preset's fixed roster). Knowledge as in variants.md."""
+
+    def roster(self, config: GameConfig, players: int) -> tuple[list[str], list[str]]:
+        p = config.rules
+        if p.fixed_roster:
+            return list(p.fixed_roster[0]), list(p.fixed_roster[1])
+        spies = spy_count(players)
+        evil = ["assassin"] + sorted(r for r in config.roles if r in EVIL and r != "assassin")
+        good = ["merlin"] + (["percival"] if "percival" in config.roles else [])
+        evil += ["minion"] * (spies - len(evil))
+        good += ["servant"] * (players - spies - len(good))
+        return good, evil
+
+    def deal(self, config: GameConfig, rng: random.Random) -> tuple[list[str], dict[str, str]]:
+        order = list(config.players)
+        if config.leader_order != "listed":
+            rng.shuffle(order)
+        good, evil = self.roster(config, len(order))
+        spies = rng.sample(order, len(evil))
+        rng.shuffle(evil)
+        rng.shuffle(good)
+        roles = dict(zip(spies, evil))
+        roles.update(zip([n for n in order if n not in roles], good))
+        return order, {n: roles[n] for n in order}
+
+    def side(self, config: GameConfig, role: str) -> str:
+        return SPIES if role in EVIL else RESISTANCE
+
+    def knowledge(self, state: GameState, name: str) -> list[Knowledge]:
+        me = state.seat(name)
+        others = [s for s in state.seats if s.name != name]
+        if me.role in EVIL and me.role != "oberon":
+            with_roles = state.config.rules.spies_know_roles
+            return [Knowledge(s.name, s.role if with_roles else "minion")
+                    for s in others if s.role in EVIL and s.role != "oberon"]
+        if me.role == "merlin":
+            return [Knowledge(s.name, "minion") for s in others if s.role in EVIL and s.role != "mordred"]
+        if me.role == "percival":
+            seen = [s for s in others if s.role in ("merlin", "morgana")]
+            label = MERLIN_OR_MORGANA if len(seen) > 1 else "merlin"
+            return [Knowledge(s.name, label) for s in seen]
+        return []
+
+
 ROLE_SETS = {
     "resistance": PlainRoles(),
     "resistance-plot": PlainRoles(),
     "so-say-we-all": PlainRoles(),
+    "avalon": AvalonRoles(),
+    "avalon-2020": AvalonRoles(),
 }
 
 
-def role_set(config: GameConfig) -> PlainRoles:
+def role_set(config: GameConfig) -> PlainRoles | AvalonRoles:
     return ROLE_SETS[config.preset]

@@ -48,6 +48,8 @@ class GameState:
     winner: str | None = None
     win_reason: str | None = None
     last_event_at: datetime | None = None
+    extra: dict = field(default_factory=dict)  # what plug-ins keep (the Lady's holder, ...)
+    actors: list[str] = field(default_factory=list)  # who must act in a plug-in's phase
 
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
@@ -100,7 +102,20 @@ class GameState:
             return [s.name for s in self.active() if s.name not in self.votes]
         if self.phase == MISSION:
             return [n for n in self.team if n not in self.orders and not self.seat(n).disqualified]
+        if self.running:
+            return list(self.actors)
         return []
+
+
+# Plug-ins register how their own events change the state: event type -> fn(state, event).
+EXTRA_FOLDS: dict = {}
+
+
+def register_fold(event_type: str):
+    def deco(fn):
+        EXTRA_FOLDS[event_type] = fn
+        return fn
+    return deco
 
 
 def fold(state: GameState, event: ev.Event) -> GameState:
@@ -108,7 +123,9 @@ def fold(state: GameState, event: ev.Event) -> GameState:
     d = event.data
     t = event.type
     state.last_event_at = event.at
-    if t == ev.GAME_STARTED:
+    if t in EXTRA_FOLDS:
+        EXTRA_FOLDS[t](state, event)
+    elif t == ev.GAME_STARTED:
         state.seats = [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]]
     elif t == ev.PROPOSAL_OPENED:
         if d["mission"] != state.mission:
@@ -161,7 +178,14 @@ def fold(state: GameState, event: ev.Event) -> GameState:
     return state
 
 
+def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] | None = None) -> None:
+    """Open a phase (a plug-in's too): a new phase id, and its clock starts now."""
+    _open(state, phase, event)
+    state.actors = list(actors or [])
+
+
 def _open(state: GameState, phase: str, event: ev.Event) -> None:
+    state.actors = []
     state.phase = phase
     state.phase_id += 1
     state.phase_opened_at = event.at
