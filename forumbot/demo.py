@@ -30,7 +30,7 @@ class Clock:
         self.at += timedelta(**kw)
 
 
-SPY_ROLES = {"Spy", "Minion of Mordred", "Assassin", "Morgana", "Mordred", "Oberon"}
+SPY_ROLES = {"Spy", "Cylon", "Minion of Mordred", "Assassin", "Morgana", "Mordred", "Oberon"}
 
 
 @dataclass
@@ -62,6 +62,8 @@ def demo_config(preset: str, players: list[str], seed: int) -> str:
     p = PRESETS[preset]
     if p.has_plot_deck:
         text += "plot_cards: false\n"
+    if preset == "so-say-we-all":
+        text += "mission_cards: false\n"
     if preset == "avalon":
         optional = ["percival", "morgana", "mordred", "oberon"]
         fits = spy_count(len(players)) - 1  # the Assassin is always in
@@ -137,7 +139,8 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
                 rng.shuffle(others)
             team = [leader.name] + others[: state.team_size() - 1]
             rng.shuffle(team)
-            forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}**")
+            public = f"; PUBLIC: {rng.choice(team)}" if state.mission in state.config.rules.public_order_missions else ""
+            forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}{public}**")
             acted = True
     elif state.phase == TEAM_VOTE:
         for n in state.waiting_for():
@@ -150,7 +153,10 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             else:
                 yes = n in state.team or rng.random() < 0.55 or state.rejections >= 3
             vote = "APPROVE" if yes else "REJECT"
-            if rng.random() < 0.3:
+            if state.config.rules.critical_votes and rng.random() < 0.1:
+                vote = "CRITICAL " + vote
+            pm_only = state.config.team_votes == "pm" or state.mission in state.config.rules.pm_vote_missions
+            if pm_only or rng.random() < 0.3:
                 forum.send_pm(n, forum.bot_name, f"{game.tag} vote", vote)
             else:
                 forum.comment(n, game.thread, f"**{vote}**")
@@ -161,7 +167,10 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             if rng.random() < 0.05:
                 continue
             order = "SABOTAGE" if p.spy and rng.random() < 0.75 else "SUPPORT"
-            forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
+            if n == state.public:
+                forum.comment(n, game.thread, f"My order: **{order}**")
+            else:
+                forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
             acted = True
     elif state.phase == "assassination":
         shooter = sims[state.waiting_for()[0]]

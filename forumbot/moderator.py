@@ -203,16 +203,17 @@ class Moderator:
                                 "**PROPOSE: name, name**", i, private=via == "pm")
                     return
                 team.append(name)
+            public = None
             if parsed.extra:
-                self._reply(row, game, "PUBLIC: is only for so-say-we-all games.", i)
-                return
-            command = Propose(at=at, author=seat, team=tuple(team))
+                public = resolve_name(parsed.extra, state.names, state.config.aliases)
+                if isinstance(public, NameProblem):
+                    self._reply(row, game, public.message + " Nothing was changed.", i,
+                                private=via == "pm")
+                    return
+            command = Propose(at=at, author=seat, team=tuple(team), public=public)
         elif parsed.verb == "vote":
-            if parsed.extra == "critical":
-                self._reply(row, game, "Critical votes are only for so-say-we-all games.", i,
-                            private=via == "pm")
-                return
-            command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via)
+            command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via,
+                               critical=parsed.extra == "critical")
         elif parsed.verb == "order":
             command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
         elif parsed.verb in TARGET_COMMANDS:

@@ -243,3 +243,37 @@ def test_avalon_with_the_lady_and_the_assassin(table):
     assert (e["winner"], e["win_reason"]) == ("spies", "assassination")
     assert {p["name"]: p["role"] for p in e["players"]} == roles
     assert "names **" + merlin in t.people.thread(t.game.thread)[-1]
+
+
+def test_so_say_we_all_through_the_moderator(table):
+    t = table(5, preset="so-say-we-all", extra="mission_cards: false\n")
+    names = t.state.names
+    assert t.state.extra["commander"] == names[0] and t.state.leader == names[1]
+    assert any("Mission Commander" in p for p in t.people.thread(t.game.thread))
+    team = t.propose(names[:2])
+    t.say(names[2], "**APPROVE**")  # mission 1: by PM only
+    t.cycle()
+    assert "go by PM only" in t.people.pms_to(names[2])[-1]
+    t.pm(names[0], "CRITICAL REJECT")
+    for n in names[1:]:
+        t.pm(n, "APPROVE")
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["critical"] == [names[0]] and v["approved"]  # 4 to 2
+    assert any("REJECT ×2 (critical)" in p for p in t.people.thread(t.game.thread))
+    t.orders()
+    # mission 2: the public order
+    leader = t.state.leader
+    human = next(n for n in names if t.state.seat(n).side == "resistance")
+    team = [human] + [n for n in names if n != human][:2]
+    t.say(leader, f"**PROPOSE: {', '.join(team)}; PUBLIC: {human[:3]}**")
+    t.cycle()
+    assert t.state.public == human
+    t.vote_all(True)
+    t.say(human, "**SUPPORT**")
+    for n in team[1:]:
+        t.pm(n, "SUPPORT")
+    t.cycle()
+    posts = t.people.thread(t.game.thread)
+    assert any(f"{human}'s public order: **SUPPORT**" in p for p in posts)
+    assert t.export()["missions"][1]["result"] == "success"

@@ -23,6 +23,8 @@ def public_leaks(forum, names) -> list[str]:
         for line in post.split("\n"):
             if line.startswith("**Leader order**") or line.startswith("**Roles in play**"):
                 continue  # the roster: names only; the roles in play: no names
+            if "public order" in line or "your order is public" in line:
+                continue  # a designated public order: a reveal that the rules make
             for n in names:
                 near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"
                 if re.search(near, line, re.I):
@@ -51,7 +53,7 @@ def pm_leaks(forum, result) -> list[str]:
     return leaks
 
 
-EVIL = {"spy", "minion", "assassin", "morgana", "mordred", "oberon"}
+EVIL = {"spy", "cylon", "minion", "assassin", "morgana", "mordred", "oberon"}
 
 
 def expected_names(result, me) -> set[str]:
@@ -79,6 +81,7 @@ TABLES = [("resistance", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
 TABLES += [("resistance-plot", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
 TABLES += [("avalon", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
 TABLES += [("avalon-2020", 8)]
+TABLES += [("so-say-we-all", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]
 
 
 def sweep(games_per_size: int, seed0: int = 0, tables=TABLES):
@@ -100,7 +103,8 @@ def test_secrecy_sweep_every_table_size():
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "avalon", "avalon-2020"])
+@pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "avalon", "avalon-2020",
+                                    "so-say-we-all"])
 def test_secrecy_sweep_long(preset):
     tables = [t for t in TABLES if t[0] == preset]
     sweep(games_per_size=1000 // len(tables) + 1, seed0=1000, tables=tables)  # 1,000+ games

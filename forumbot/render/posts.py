@@ -139,7 +139,13 @@ def _team_proposed(state, e, tag, m) -> str:
     d = e.data
     where = "by PM to the bot" if state.config.team_votes == "pm" else "in a bold comment here or by PM"
     close = " The vote closes as soon as everyone has voted." if state.config.deadlines.close_early else ""
-    return (f"{d['leader']} proposes {m.bold(', '.join(d['team']))} for mission {d['mission']}.\n\n"
+    public = (f" {m.bold(d['public'])} plays their order in the thread, not by PM." if d.get("public") else "")
+    if state.config.rules.critical_votes:
+        close = close + (" Each player may once in the game vote " + m.bold("CRITICAL APPROVE")
+                         + " or " + m.bold("CRITICAL REJECT") + ", which counts double.")
+    if d["mission"] in state.config.rules.pm_vote_missions:
+        where = "by PM to the bot only (they are revealed when the vote closes)"
+    return (f"{d['leader']} proposes {m.bold(', '.join(d['team']))} for mission {d['mission']}.{public}\n\n"
             f"Everyone: vote {m.bold('APPROVE')} or {m.bold('REJECT')} {where}, by "
             f"{when(e.at, state.config.deadlines.team_vote)}.{close}")
 
@@ -147,7 +153,9 @@ def _team_proposed(state, e, tag, m) -> str:
 def _vote_closed(state, e, tag, m) -> str:
     d = e.data
     defaulted = set(d["defaulted"])
-    rows = [[n, v.upper() + (" (default)" if n in defaulted else "")] for n, v in d["votes"].items()]
+    critical = set(d.get("critical", []))
+    rows = [[n, v.upper() + (" ×2 (critical)" if n in critical else "") + (" (default)" if n in defaulted else "")]
+            for n, v in d["votes"].items()]
     verdict = "APPROVED" if d["approved"] else "REJECTED"
     text = (f"The vote on {d['leader']}'s team ({', '.join(d['team'])}) is closed: "
             f"{m.bold(verdict)}, {d['approve']} APPROVE to {d['reject']} REJECT.\n\n"
@@ -170,18 +178,29 @@ def _proposal_missed(state, e, tag, m) -> str:
 
 def _mission_opened(state, e, tag, m) -> str:
     d = e.data
+    public = ""
+    if d.get("public"):
+        public = (f" {d['public']}: your order is public; post {m.bold('SUPPORT')} or "
+                  f"{m.bold('SABOTAGE')} here in the thread (you may change it until the mission closes).")
     return (f"Mission {d['mission']} goes ahead with {', '.join(d['team'])}. Team members: "
             f"PM the bot {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
-            f"{when(e.at, state.config.deadlines.mission)}. The result comes when every order "
+            f"{when(e.at, state.config.deadlines.mission)}.{public} The result comes when every order "
             "is in.")
 
 
-def _order_prompt(state, e, tag, m) -> str:
+def _order_prompt(state, e, tag, m, name=None) -> str:
     d = e.data
+    if name is not None and name == d.get("public"):
+        return (f"You are on the team for mission {d['mission']} of {tag}, and your order is "
+                f"public: post {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} in the thread by "
+                f"{when(e.at, state.config.deadlines.mission)}. Members of "
+                f"{state.config.rules.resistance_name} can only SUPPORT.")
     return (f"You are on the team for mission {d['mission']} of {tag}. Reply to this message "
             f"with {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
-            f"{when(e.at, state.config.deadlines.mission)}. Members of the Resistance can only "
-            "SUPPORT. You may change your order until the mission closes.")
+            f"{when(e.at, state.config.deadlines.mission)}. Members of "
+            f"{state.config.rules.resistance_name} can only SUPPORT. You may change your order "
+            "until the mission closes." + (" If you sent your order already, it stands." if
+                                          state.config.rules.commander else ""))
 
 
 def _mission_resolved(state, e, tag, m) -> str:
@@ -189,8 +208,14 @@ def _mission_resolved(state, e, tag, m) -> str:
     result = "SUCCEEDED" if d["result"] == "success" else "FAILED"
     needed = f" ({d['fails_needed']} were needed to fail it)" if d["fails_needed"] > 1 else ""
     title = m.bold(f"Mission {d['number']} {result}")
-    return (f"{title}: {d['sabotages']} SABOTAGE"
-            f"{'' if d['sabotages'] == 1 else 's'}{needed}.\n\n{track(state, m)}")
+    count = (f": {d['sabotages']} SABOTAGE{'' if d['sabotages'] == 1 else 's'}{needed}"
+             if d.get("count_shown", True) else " (the number of SABOTAGEs is not revealed on this mission)")
+    public = ""
+    if d.get("public"):
+        p = d["public"]
+        public = (f"\n\n{p}'s public order: {m.bold(d['orders'][p].upper())}"
+                  + (" (default)" if p in d["defaulted"] else "") + ".")
+    return f"{title}{count}.{public}\n\n{track(state, m)}"
 
 
 def _disqualified(state, e, tag, m) -> str:
@@ -257,6 +282,12 @@ def _lady_skipped(state, e, tag, m) -> str:
     return f"The Lady of the Lake is not used this time ({e.data['reason']}); it stays with {e.data['holder']}."
 
 
+def _commander_named(state, e, tag, m) -> str:
+    d = e.data
+    return (f"{m.bold(d['commander'])} is the Mission Commander for mission {d['mission']}; the "
+            "mission's first leader is the player after them.")
+
+
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
     command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
@@ -279,6 +310,7 @@ _PUBLIC = {
     ev.LADY_OPENED: _lady_opened,
     ev.LADY_USED: _lady_used,
     ev.LADY_SKIPPED: _lady_skipped,
+    ev.COMMANDER_NAMED: _commander_named,
 }
 
 
@@ -301,7 +333,7 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
             priority = 0
         if e.type == ev.MISSION_OPENED:
             for name in e.data["team"]:
-                out.append(Message(f"orders:{name}", _order_prompt(state, e, tag, m), to=name,
+                out.append(Message(f"orders:{name}", _order_prompt(state, e, tag, m, name), to=name,
                                    subject=f"{tag}: mission {e.data['mission']} orders", priority=0))
         elif e.type == ev.PLAYER_DISQUALIFIED:
             out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
@@ -325,7 +357,12 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                                f"{tag}: your vote {m.bold(e.data['vote'].upper())} is recorded. You "
                                "may change it until the vote closes.",
                                to=e.data["player"], subject=f"{tag}: vote recorded"))
-        elif e.type == ev.ORDER_CAST:
+        elif e.type == ev.ORDER_PRELOADED:
+            out.append(Message(f"ack-preload:{e.data['player']}",
+                               f"{tag}: your order {m.bold(e.data['order'].upper())} is preloaded. It "
+                               "applies if this team is approved; you may change it until then.",
+                               to=e.data["player"], subject=f"{tag}: order preloaded"))
+        elif e.type == ev.ORDER_CAST and not e.data.get("preloaded"):
             out.append(Message(f"ack-order:{e.data['player']}",
                                f"{tag}: your order {m.bold(e.data['order'].upper())} is recorded. You "
                                "may change it until the mission closes.",

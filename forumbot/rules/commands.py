@@ -14,12 +14,14 @@ class Command:
 @dataclass(frozen=True)
 class Propose(Command):
     team: tuple[str, ...]
+    public: str | None = None  # the team member who plays their order in the thread
 
 
 @dataclass(frozen=True)
 class TeamVote(Command):
     choice: str  # approve | reject | abstain
     via: str  # thread | pm
+    critical: bool = False  # so-say-we-all: counts double, once a game
 
 
 @dataclass(frozen=True)

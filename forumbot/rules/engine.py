@@ -42,7 +42,7 @@ def start(config: GameConfig, seed: int, at: datetime) -> list[Event]:
     tx.emit(ev.GAME_STARTED, order=order, roles=roles, sides=sides, seed=seed)
     for p in tx.plugins:
         p.after_start(tx)
-    _open_proposal(tx, 1, order[0])
+    _open_proposal(tx, 1, _first_leader(tx, order[0]))
     return tx.events
 
 
@@ -103,11 +103,21 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
             return Refusal(f"{name} is not a player in this game.", example)
         if seat.disqualified:
             return Refusal(f"{name} is disqualified and cannot go on a mission.", example)
+    if s.mission in s.config.rules.public_order_missions:
+        example = example[:-2] + "; PUBLIC: " + _example_team(s, size)[0] + "**"
+        if cmd.public is None:
+            return Refusal(f"On mission {s.mission} the leader names one team member who plays "
+                           "their order in the thread.", example)
+        if cmd.public not in cmd.team:
+            return Refusal(f"{cmd.public} is not on the team you proposed.", example)
+    elif cmd.public is not None:
+        return Refusal(f"PUBLIC: is not part of mission {s.mission} in this game.", example)
     for p in tx.plugins:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
+    extra = {"public": cmd.public} if cmd.public else {}
     proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
-                       team=list(cmd.team))
+                       team=list(cmd.team), **extra)
     for p in tx.plugins:
         p.after_proposal(tx, proposal.data)
     return None
@@ -130,6 +140,18 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         return Refusal(f"No team vote is open now: {_phase_words(s)}.")
     if seat.disqualified:
         return Refusal("You are disqualified: your vote takes the default.", private=True)
+    rules = s.config.rules
+    if cmd.critical and not rules.critical_votes:
+        return Refusal("Critical votes are not part of this game.", "**APPROVE** or **REJECT**")
+    if cmd.critical and cmd.author in s.critical_spent:
+        return Refusal("You have spent your Critical Vote already.", "**APPROVE** or **REJECT**")
+    if cmd.critical and cmd.choice == "abstain":
+        return Refusal("A Critical Vote is an APPROVE or a REJECT.", "**CRITICAL APPROVE**")
+    if cmd.via == "thread" and s.mission in rules.pm_vote_missions:
+        return Refusal(
+            f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
+            "PM the bot **APPROVE** or **REJECT**", private=True,
+        )
     if cmd.via == "thread" and s.config.team_votes == "pm":
         return Refusal(
             "Team votes in this game go by PM only, so that they stay secret until the vote "
@@ -140,7 +162,8 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
     for p in tx.plugins:
         if (r := p.before_vote(s, cmd)) is not None:
             return r
-    tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via)
+    extra = {"critical": True} if cmd.critical else {}
+    tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, **extra)
     if s.config.deadlines.close_early and not s.waiting_for():
         _close_vote(tx)
     return None
@@ -159,11 +182,13 @@ def _close_vote(tx: Tx) -> None:
         else:
             votes[seat.name] = default
             defaulted.append(seat.name)
-    approve = sum(1 for v in votes.values() if v == "approve")
-    reject = sum(1 for v in votes.values() if v == "reject")
+    critical = [n for n in s.names if n in s.critical and n not in defaulted]
+    weight = {n: 2 if n in critical else 1 for n in votes}
+    approve = sum(weight[n] for n, v in votes.items() if v == "approve")
+    reject = sum(weight[n] for n, v in votes.items() if v == "reject")
     record = dict(
         mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
-        defaulted=defaulted, critical=[], proxied={}, not_voting=[],
+        defaulted=defaulted, critical=critical, proxied={}, not_voting=[],
         approve=approve, reject=reject, approved=approve > reject,
     )
     tx.emit(ev.VOTE_CLOSED, **record)
@@ -172,7 +197,9 @@ def _close_vote(tx: Tx) -> None:
         p.after_vote(tx, record)
     if record["approved"]:
         tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
-                fails_needed=s.fails_needed())
+                fails_needed=s.fails_needed(), public=s.public)
+        for p in tx.plugins:
+            p.after_mission_opened(tx)
         _maybe_resolve(tx)
     elif s.rejections >= REJECTIONS_TO_LOSE:
         _end(tx, SPIES, "rejections")
@@ -195,13 +222,20 @@ def _disqualify_missing(tx: Tx, missed: list[str]) -> None:
 # --- missions -----------------------------------------------------------------------
 
 
+def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
+    return _order(tx, cmd)
+
+
 def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
     s = tx.state
     if s.phase != MISSION:
         return Refusal(f"No mission is open now: {_phase_words(s)}.", private=True)
     if cmd.author not in s.team:
         return Refusal(f"You are not on the team of mission {s.mission}.", private=True)
-    if cmd.via != "pm":
+    if cmd.author == s.public and cmd.via == "pm":
+        return Refusal("Your order on this mission is public: post it in the thread.",
+                       "**SUPPORT** or **SABOTAGE** in a bold comment", private=True)
+    if cmd.via != "pm" and cmd.author != s.public:
         return Refusal(
             "Mission orders go by PM only. Your comment was not counted.",
             "PM the bot **SUPPORT** or **SABOTAGE**", private=True,
@@ -252,7 +286,10 @@ def _resolve_mission(tx: Tx) -> None:
         number=s.mission, leader=s.leader, team=list(s.team), sabotages=sabotages,
         fails_needed=needed, result="fail" if sabotages >= needed else "success",
         orders=orders, defaulted=defaulted,
+        count_shown=s.mission not in s.config.rules.hidden_count_missions,
     )
+    if s.public:
+        record["public"] = s.public
     tx.emit(ev.MISSION_RESOLVED, **record)
     if s.config.missed.orders_count:
         _disqualify_missing(tx, defaulted)
@@ -271,7 +308,14 @@ def advance_after_mission(tx: Tx) -> None:
     elif s.failures() >= MISSIONS_TO_WIN:
         _end(tx, SPIES, "missions")
     else:
-        _open_proposal(tx, s.mission + 1, s.next_leader(s.leader))
+        _open_proposal(tx, s.mission + 1, _first_leader(tx, s.next_leader(s.leader)))
+
+
+def _first_leader(tx: Tx, default: str) -> str:
+    for p in tx.plugins:
+        if (name := p.first_leader(tx.state)) is not None:
+            return name
+    return default
 
 
 # --- deadlines ----------------------------------------------------------------------

@@ -42,6 +42,13 @@ class RulePlugin:
     def after_vote(self, tx: "Tx", record: dict) -> None:
         """A team vote has closed; `record` is the vote_closed data."""
 
+    def after_mission_opened(self, tx: "Tx") -> None:
+        """A team was approved and its mission is open (orders may already be in)."""
+
+    def first_leader(self, state: "GameState") -> "str | None":
+        """The first leader of the mission about to start (None: the next in order)."""
+        return None
+
     def before_mission(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
@@ -60,13 +67,16 @@ def plugins_for(config) -> list[RulePlugin]:
     """The plug-ins of a game, in the order they run: the preset's table row, plus the
     options the host switched on. The base game is the core alone."""
     from .assassin import Assassination
+    from .commander import MissionCommander
     from .lady import LadyOfTheLake
+    from .preload import Preloading
 
     table: dict[str, list[RulePlugin]] = {
         "resistance": [],
         "resistance-plot": [],
         "avalon": [Assassination()],
         "avalon-2020": [Assassination()],
+        "so-say-we-all": [MissionCommander(), Preloading()],
     }
     plugins = list(table.get(config.preset, []))
     if config.lady_of_the_lake:

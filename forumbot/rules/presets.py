@@ -65,6 +65,13 @@ class Preset:
     has_plot_deck: bool = False
     spies_know_roles: bool = False  # avalon-2020: evil PMs name the others with their roles
     optional_roles: frozenset[str] = frozenset()
+    spies_override: dict[int, int] = field(default_factory=dict)  # so-say-we-all: 9 -> 4
+    # Per-mission modifiers (variants.md): mission numbers each rule applies to.
+    pm_vote_missions: frozenset[int] = frozenset()  # team votes by PM only
+    public_order_missions: frozenset[int] = frozenset()  # the leader designates a public order
+    hidden_count_missions: frozenset[int] = frozenset()  # only success or failure is shown
+    critical_votes: bool = False  # one CRITICAL vote a player a game, counted double
+    commander: bool = False  # the Mission Commander; a mission's first leader follows him
     fixed_roster: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (good, evil)
     deadlines: DeadlineDefaults = field(default_factory=DeadlineDefaults)
     missed: MissedDefaults = field(default_factory=MissedDefaults)
@@ -109,8 +116,24 @@ PRESETS: dict[str, Preset] = {
         name="so-say-we-all",
         seed_file="001_c8f69908307e9ffd.txt",
         title="So Say We All (Battlestar variant)",
-        available=False,
+        available=True,
         two_fail_from=5,
+        spies_override={9: 4},
+        pm_vote_missions=frozenset({1}),
+        public_order_missions=frozenset({2}),
+        hidden_count_missions=frozenset({3}),
+        critical_votes=True,
+        commander=True,
+        summary=(
+            "Humans against Cylons, who know each other. Mission 1: team votes by PM only. "
+            "Mission 2: the leader names one team member, `PROPOSE: a, b; PUBLIC: b`, who plays "
+            "their order in the thread. Mission 3: only success or failure is shown. Mission 4: "
+            "two SABOTAGEs fail it. Each player has one `CRITICAL APPROVE` / `CRITICAL REJECT` a "
+            "game, counted double. A team member may send an order before the vote closes (no "
+            "conditions: the bot takes unconditional orders only). The Mission Commander's "
+            "successor: the leader of a successful mission, else the player after that leader; "
+            "each mission's first leader is the player after the Commander."
+        ),
         resistance_role="human",
         spy_role="cylon",
         resistance_name="the Humans",
@@ -170,7 +193,9 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def spy_count(players: int) -> int:
+def spy_count(players: int, preset: "Preset | None" = None) -> int:
+    if preset is not None and players in preset.spies_override:
+        return preset.spies_override[players]
     return SPIES[players]
 
 

@@ -28,7 +28,7 @@ class PlainRoles:
         order = list(config.players)
         if config.leader_order != "listed":
             rng.shuffle(order)
-        spies = set(rng.sample(order, spy_count(len(order))))
+        spies = set(rng.sample(order, spy_count(len(order), config.rules)))
         p = config.rules
         roles = {n: (p.spy_role if n in spies else p.resistance_role) for n in order}
         return order, roles

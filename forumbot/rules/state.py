@@ -40,6 +40,9 @@ class GameState:
     attempt: int = 0  # proposals opened in this mission
     rejections: int = 0  # rejected teams in this mission
     team: tuple[str, ...] = ()
+    public: str | None = None  # the designated public order of this proposal
+    critical: set[str] = field(default_factory=set)  # critical votes standing in this vote
+    critical_spent: set[str] = field(default_factory=set)
     votes: dict[str, str] = field(default_factory=dict)
     vote_via: dict[str, str] = field(default_factory=dict)
     orders: dict[str, str] = field(default_factory=dict)
@@ -135,17 +138,24 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.attempt += 1
         state.leader = d["leader"]
         state.team = ()
+        state.public = None
         state.votes, state.vote_via, state.orders = {}, {}, {}
         _open(state, PROPOSAL, event)
     elif t == ev.TEAM_PROPOSED:
         state.team = tuple(d["team"])
-        state.votes, state.vote_via = {}, {}
+        state.public = d.get("public")
+        state.votes, state.vote_via, state.critical = {}, {}, set()
         _open(state, TEAM_VOTE, event)
     elif t == ev.VOTE_CAST:
         state.votes[d["player"]] = d["vote"]
         state.vote_via[d["player"]] = d["via"]
+        if d.get("critical"):
+            state.critical.add(d["player"])
+        else:
+            state.critical.discard(d["player"])
     elif t == ev.VOTE_CLOSED:
         state.vote_history.append(d)
+        state.critical_spent |= set(d["critical"])
         defaulted = set(d["defaulted"])
         for s in state.seats:
             if s.disqualified:
