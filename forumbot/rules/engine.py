@@ -195,13 +195,27 @@ def _close_vote(tx: Tx) -> None:
     _disqualify_missing(tx, defaulted)
     for p in tx.plugins:
         p.after_vote(tx, record)
-    if record["approved"]:
-        tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
-                fails_needed=s.fails_needed(), public=s.public)
-        for p in tx.plugins:
-            p.after_mission_opened(tx)
-        _maybe_resolve(tx)
-    elif s.rejections >= REJECTIONS_TO_LOSE:
+    if not record["approved"]:
+        after_rejection(tx)
+    elif not any(p.before_mission_opens(tx) for p in tx.plugins):
+        open_mission(tx)
+
+
+def open_mission(tx: Tx) -> None:
+    """The approved team goes on its mission (after any window a plug-in held open)."""
+    s = tx.state
+    tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
+            fails_needed=s.fails_needed(), public=s.public)
+    for p in tx.plugins:
+        p.after_mission_opened(tx)
+    _maybe_resolve(tx)
+
+
+def after_rejection(tx: Tx) -> None:
+    """A team was rejected (by the vote, or by a card): five in a mission lose; else the
+    leadership passes."""
+    s = tx.state
+    if s.rejections >= REJECTIONS_TO_LOSE:
         _end(tx, SPIES, "rejections")
     else:
         _open_proposal(tx, s.mission, s.next_leader(s.leader))
@@ -293,10 +307,19 @@ def _resolve_mission(tx: Tx) -> None:
     tx.emit(ev.MISSION_RESOLVED, **record)
     if s.config.missed.orders_count:
         _disqualify_missing(tx, defaulted)
-    for p in tx.plugins:
-        p.after_mission(tx, record)
-    if s.phase != MISSION:  # a plug-in opened a phase of its own (the Lady), or the game ended
-        return
+    resume_after_mission(tx)
+
+
+def resume_after_mission(tx: Tx, after=None) -> None:
+    """Run the after-mission plug-ins in order, from the one after `after`. One that opens a
+    phase of its own (the Lady, a card window) returns True, and calls this again with
+    itself as `after` when its phase is over. Then the game goes on."""
+    record = tx.state.missions[-1]
+    plugins = tx.plugins
+    start = plugins.index(after) + 1 if after is not None else 0
+    for p in plugins[start:]:
+        if p.after_mission(tx, record):
+            return
     advance_after_mission(tx)
 
 
@@ -345,9 +368,13 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
 # --- shared steps -------------------------------------------------------------------
 
 
-def _open_proposal(tx: Tx, mission: int, leader: str) -> None:
+def _open_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> None:
     s = tx.state
     same = mission == s.mission
+    if not same and not ready:  # a new round: plug-ins may hold it (the plot cards)
+        for p in tx.plugins:
+            if p.before_round(tx, mission, leader):
+                return
     tx.emit(ev.PROPOSAL_OPENED, mission=mission, leader=leader,
             attempt=s.attempt + 1 if same else 1, rejections=s.rejections if same else 0,
             team_size=_size(s, mission), fails_needed=_fails(s, mission))
@@ -366,7 +393,8 @@ def end_game(tx: Tx, winner: str, reason: str) -> None:
 
 
 def open_proposal(tx: Tx, mission: int, leader: str) -> None:
-    _open_proposal(tx, mission, leader)
+    """Open a proposal; for a new round, only once its plug-ins are done with it."""
+    _open_proposal(tx, mission, leader, ready=True)
 
 
 def _end(tx: Tx, winner: str, reason: str) -> None:

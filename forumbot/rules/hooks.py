@@ -42,6 +42,16 @@ class RulePlugin:
     def after_vote(self, tx: "Tx", record: dict) -> None:
         """A team vote has closed; `record` is the vote_closed data."""
 
+    def before_round(self, tx: "Tx", mission: int, leader: str) -> bool:
+        """A new mission round is about to open its first proposal. Return True to hold it;
+        call `engine.open_proposal(tx, mission, leader)` when done."""
+        return False
+
+    def before_mission_opens(self, tx: "Tx") -> bool:
+        """A team was approved. Return True to hold a window first; then call
+        `engine.open_mission(tx)`, or reject the team and call `engine.after_rejection(tx)`."""
+        return False
+
     def after_mission_opened(self, tx: "Tx") -> None:
         """A team was approved and its mission is open (orders may already be in)."""
 
@@ -52,8 +62,10 @@ class RulePlugin:
     def before_mission(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
-    def after_mission(self, tx: "Tx", record: dict) -> None:
-        """A mission has been resolved; `record` is the mission_resolved data."""
+    def after_mission(self, tx: "Tx", record: dict) -> bool | None:
+        """A mission has been resolved; `record` is the mission_resolved data. Return True
+        to hold the game for a phase of this plug-in; when it is over, call
+        `engine.resume_after_mission(tx, after=self)`."""
 
     def before_game_end(self, tx: "Tx", winner: str, reason: str) -> bool:
         """Return False to hold the end back (an assassination still to come, say)."""

@@ -47,18 +47,19 @@ class LadyOfTheLake(RulePlugin):
     def after_start(self, tx) -> None:
         tx.emit(ev.LADY_GIVEN, holder=tx.state.names[-1])
 
-    def after_mission(self, tx, record) -> None:
+    def after_mission(self, tx, record) -> bool:
         s = tx.state
         if record["number"] not in AFTER_MISSIONS or decided(s):
-            return
+            return False
         holder = s.extra["lady"]
         if s.seat(holder).disqualified:
             tx.emit(ev.LADY_SKIPPED, holder=holder, reason="the holder is disqualified")
-            return
+            return False
         tx.emit(ev.LADY_OPENED, holder=holder, mission=record["number"])
+        return True
 
     def handle(self, tx, cmd: LadyTarget) -> Refusal | None:
-        from .engine import advance_after_mission
+        from .engine import resume_after_mission
 
         s = tx.state
         if s.phase != PHASE:
@@ -75,14 +76,14 @@ class LadyOfTheLake(RulePlugin):
             return Refusal(f"{target.name} has held the Lady already; name a player who has not.",
                            "**LADY: name**")
         tx.emit(ev.LADY_USED, holder=holder, target=target.name, side=target.side)
-        advance_after_mission(tx)
+        resume_after_mission(tx, after=self)
         return None
 
     def on_expire(self, tx) -> bool:
-        from .engine import advance_after_mission
+        from .engine import resume_after_mission
 
         if tx.state.phase != PHASE:
             return False
         tx.emit(ev.LADY_SKIPPED, holder=tx.state.extra["lady"], reason="the deadline passed")
-        advance_after_mission(tx)
+        resume_after_mission(tx, after=self)
         return True

@@ -53,6 +53,7 @@ class GameState:
     last_event_at: datetime | None = None
     extra: dict = field(default_factory=dict)  # what plug-ins keep (the Lady's holder, ...)
     actors: list[str] = field(default_factory=list)  # who must act in a plug-in's phase
+    seed: int = 0
 
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
@@ -130,6 +131,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         EXTRA_FOLDS[t](state, event)
     elif t == ev.GAME_STARTED:
         state.seats = [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]]
+        state.seed = d.get("seed", 0)
     elif t == ev.PROPOSAL_OPENED:
         if d["mission"] != state.mission:
             state.mission = d["mission"]
