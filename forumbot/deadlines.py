@@ -41,7 +41,9 @@ def format_duration(seconds: int | None) -> str:
 
 # A plug-in's phase and the config deadline that times it.
 PHASE_DEADLINES: dict[str, str] = {PROPOSAL: "proposal", TEAM_VOTE: "team_vote", MISSION: "mission",
-                                   "assassination": "choice", "lady": "choice"}
+                                   "assassination": "choice", "lady": "choice",
+                                   "card_window": "card_window", "hand_out": "choice",
+                                   "plot_choice": "choice"}
 
 
 def window(state: GameState) -> int | None:

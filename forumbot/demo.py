@@ -60,8 +60,8 @@ def demo_config(preset: str, players: list[str], seed: int) -> str:
     text = (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
             f"seed: {seed}\nleader_order: random\n")
     p = PRESETS[preset]
-    if p.has_plot_deck:
-        text += "plot_cards: false\n"
+    if preset == "avalon-2020":
+        text += "plot_cards: false\n"  # its 15-card deck is not built yet
     if preset == "so-say-we-all":
         text += "mission_cards: false\n"
     if preset == "avalon":
@@ -156,6 +156,11 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             if state.config.rules.critical_votes and rng.random() < 0.1:
                 vote = "CRITICAL " + vote
             pm_only = state.config.team_votes == "pm" or state.mission in state.config.rules.pm_vote_missions
+            if n in state.extra.get("plot", {}).get("opinion", []):
+                pm_only = False
+                forum.comment(n, game.thread, f"**{vote}**")
+                acted = True
+                continue
             if pm_only or rng.random() < 0.3:
                 forum.send_pm(n, forum.bot_name, f"{game.tag} vote", vote)
             else:
@@ -172,6 +177,8 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             else:
                 forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
             acted = True
+    elif state.phase in ("hand_out", "plot_choice", "card_window"):
+        acted = _play_cards(game, forum, state, sims, rng)
     elif state.phase == "assassination":
         shooter = sims[state.waiting_for()[0]]
         targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]
@@ -183,3 +190,50 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
         forum.comment(holder.name, game.thread, f"**LADY: {rng.choice(targets)}**")
         acted = True
     return acted
+
+
+def _play_cards(game, forum: LocalForum, state, sims, rng) -> bool:
+    """The simulated players' Plot Card moves: hand out, choose, play or pass."""
+    plot = state.extra["plot"]
+    say = lambda who, text: forum.comment(who, game.thread, text)  # noqa: E731
+    from .rules.plot_deck import BY_KEY
+
+    if state.phase == "hand_out":
+        leader = state.actors[0]
+        others = [n for n in state.names if n != leader and n not in plot["given_to"]
+                  and not state.seat(n).disqualified]
+        rng.shuffle(others)
+        for card, to in zip(plot["drawn"], others):
+            say(leader, f"**GIVE: {BY_KEY[card].name} -> {to}**")
+        return True
+    if state.phase == "plot_choice":
+        card, holder = plot["current"]
+        if card == "take-responsibility":
+            options = [(n, c) for n, hand in plot["hands"].items() if n != holder for c in hand]
+            source, taken = rng.choice(options)
+            say(holder, f"**TAKE: {BY_KEY[taken].name} FROM {source}**")
+        else:
+            i = state.names.index(holder)
+            pool = ([state.names[i - 1], state.names[(i + 1) % len(state.names)]] if card == "overheard"
+                    else [n for n in state.names if n != holder])
+            say(holder, f"**CHOOSE: {rng.choice(pool)}**")
+        return True
+    kind = plot["window"]["kind"]
+    for holder in list(state.actors):
+        hand = plot["hands"].get(holder, [])
+        if kind == "round_start" and rng.random() < 0.3:
+            say(holder, "**PLAY: Strong Leader**")
+            return True
+        if kind == "approved" and "no-confidence" in hand and sims[holder].spy and rng.random() < 0.5:
+            say(holder, "**PLAY: No Confidence**")
+        elif kind == "approved" and "spotlight" in hand and rng.random() < 0.5:
+            say(holder, f"**PLAY: In the Spotlight -> {rng.choice(state.team)}**")
+        elif kind == "after_result":
+            team = [n for n in state.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
+            if team and rng.random() < 0.8:
+                forum.send_pm(holder, forum.bot_name, f"{game.tag} close eye", f"CHOOSE: {rng.choice(team)}")
+            else:
+                forum.send_pm(holder, forum.bot_name, f"{game.tag} card", "PASS")
+        else:
+            say(holder, "**PASS**")
+    return True

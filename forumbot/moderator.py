@@ -20,7 +20,8 @@ from . import deadlines, store
 from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
-from .rules.commands import Assassinate, LadyTarget
+from .rules.commands import (Assassinate, Choose, GiveCard, LadyTarget, PassCard, PlayCard,
+                             TakeCard)
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 
@@ -211,9 +212,28 @@ class Moderator:
                                 private=via == "pm")
                     return
             command = Propose(at=at, author=seat, team=tuple(team), public=public)
+        elif parsed.verb == "vote" and parsed.extra == "pass" and seat in state.actors \
+                and state.phase not in ("proposal", "team_vote", "mission"):
+            command = PassCard(at=at, author=seat)  # PASS on an optional card
         elif parsed.verb == "vote":
             command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via,
                                critical=parsed.extra == "critical")
+        elif parsed.verb in ("give", "take", "play", "choose"):
+            names = []
+            for raw in parsed.names:
+                name = resolve_name(raw, state.names, state.config.aliases)
+                if isinstance(name, NameProblem):
+                    self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
+                    return
+                names.append(name)
+            if parsed.verb == "give":
+                command = GiveCard(at=at, author=seat, card=parsed.extra, target=names[0])
+            elif parsed.verb == "take":
+                command = TakeCard(at=at, author=seat, card=parsed.extra, source=names[0])
+            elif parsed.verb == "play":
+                command = PlayCard(at=at, author=seat, card=parsed.extra, target=names[0] if names else None)
+            else:
+                command = Choose(at=at, author=seat, target=names[0], via=via)
         elif parsed.verb == "order":
             command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
         elif parsed.verb in TARGET_COMMANDS:

@@ -78,6 +78,11 @@ _GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
 _PROPOSE = re.compile(r"^(?:PROPOSE|TEAM)\s*:?\s*(?P<names>.*)$", re.I | re.S)
 _VOTE = re.compile(r"^(?:VOTE\s*:?\s*)?(?P<crit>CRITICAL\s+)?(?P<v>APPROVE|REJECT|ABSTAIN)[.!]*$", re.I)
 _ORDER = re.compile(r"^(?:ORDER\s*:?\s*)?(?P<o>SUPPORT|SABOTAGE|SUCCESS|FAIL)[.!]*$", re.I)
+_ARROW = r"\s*(?:->|→|=>|>|\bto\b)\s*"
+_GIVE = re.compile(rf"^GIVE\s*:?\s*(?P<card>.+?){_ARROW}(?P<name>\S+)\s*$", re.I)
+_PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>\S+)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
+_TAKE = re.compile(r"^TAKE\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
+_CHOOSE = re.compile(r"^CHOOSE\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _TARGET = re.compile(r"^(?P<verb>ASSASSINATE|SHOOT|LADY)\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _TARGET_VERBS = {"assassinate": "assassinate", "shoot": "assassinate", "lady": "lady"}
 _WORD = re.compile(r"^(?P<w>STATUS|HELP|JOIN|LEAVE|PASS)[.!?]*$", re.I)
@@ -108,6 +113,16 @@ def parse_command(span: str) -> Parsed | None:
                       extra="critical" if m.group("crit") else "", text=s)
     if m := _ORDER.match(s):
         return Parsed("order", choice=_ORDER_WORDS[m.group("o").lower()], text=s)
+    if m := _GIVE.match(s):
+        return Parsed("give", names=(m.group("name"),), extra=m.group("card").strip(), text=s)
+    if m := _TAKE.match(s):
+        return Parsed("take", names=(m.group("name"),), extra=m.group("card").strip(), text=s)
+    if m := _PLAY.match(s):
+        names = (m.group("name"),) if m.group("name") else ()
+        return Parsed("play", names=names, extra=m.group("card").strip(),
+                      choice=(m.group("vote") or "").lower(), text=s)
+    if m := _CHOOSE.match(s):
+        return Parsed("choose", names=(m.group("name"),), text=s)
     if m := _TARGET.match(s):
         return Parsed(_TARGET_VERBS[m.group("verb").lower()], names=(m.group("name"),), text=s)
     if m := _WORD.match(s):

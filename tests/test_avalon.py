@@ -226,7 +226,7 @@ def test_resistance_plot_rows():
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1]\nplot_cards: false\n", "players", "exactly 8"),
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\nplot_cards: false\nroles: [oberon]\n", "roles", "does not belong"),
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\nplot_cards: false\nlady_of_the_lake: true\n", "lady_of_the_lake", "does not belong"),
-    ("preset: avalon\nplayers: [a1, b1, c1, d1, e1]\n", "plot_cards", "plot_cards: false"),
+    ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\n", "plot_cards", "plot_cards: false"),
     ("preset: avalon\nplayers: [a1, b1, c1, d1, e1]\nplot_cards: false\nlady_of_the_lake: yes please\n", "lady_of_the_lake", "true or false"),
 ])
 def test_config_knows_each_preset(text, key, words):
@@ -234,6 +234,13 @@ def test_config_knows_each_preset(text, key, words):
     assert cfg is None
     hits = [p for p in problems if p.key == key]
     assert hits and words in hits[0].message, problems
+
+
+def test_avalon_plays_with_plot_cards_by_default():
+    cfg, problems = parse_config("preset: avalon\nplayers: [a1, b1, c1, d1, e1]\n", "host")
+    assert problems == [] and cfg.plot_cards is True
+    cfg, problems = parse_config("preset: avalon\nplayers: [a1, b1, c1, d1, e1]\nplot_cards: false\n", "host")
+    assert cfg.plot_cards is False
 
 
 def test_config_avalon_ok():

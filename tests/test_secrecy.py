@@ -23,8 +23,8 @@ def public_leaks(forum, names) -> list[str]:
         for line in post.split("\n"):
             if line.startswith("**Leader order**") or line.startswith("**Roles in play**"):
                 continue  # the roster: names only; the roles in play: no names
-            if "public order" in line or "your order is public" in line:
-                continue  # a designated public order: a reveal that the rules make
+            if "public order" in line or "your order is public" in line or line.startswith("In the Spotlight:"):
+                continue  # a designated public order, In the Spotlight: reveals the rules make
             for n in names:
                 near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"
                 if re.search(near, line, re.I):

@@ -161,7 +161,7 @@ def _vote_closed(state, e, tag, m) -> str:
             f"{m.bold(verdict)}, {d['approve']} APPROVE to {d['reject']} REJECT.\n\n"
             + m.table(["Player", "Vote"], rows))
     if not d["approved"]:
-        text += f"\n\nRejected teams this mission: {state_rejections(state, d)} of 5."
+        text += f"\n\nRejected teams this mission: {d.get('rejections', state_rejections(state, d))} of 5."
     return text
 
 
@@ -288,6 +288,96 @@ def _commander_named(state, e, tag, m) -> str:
             "mission's first leader is the player after them.")
 
 
+def _card(key: str) -> str:
+    from ..rules.plot_deck import BY_KEY
+
+    return BY_KEY[key].name
+
+
+def _plot_window(state, e, tag, m) -> str:
+    d = e.data
+    holders = ", ".join(d["holders"])
+    wait = when(e.at, state.config.deadlines.card_window)
+    if d["window"] == "round_start":
+        return (f"Before this round's Plot Cards are drawn, {holders} may play Strong Leader "
+                f"({m.bold('PLAY: Strong Leader')}) and lead the round, or {m.bold('PASS')}, by {wait}.")
+    if d["window"] == "approved":
+        return (f"Before the orders: {holders} may play a card now: {m.bold('PLAY: No Confidence')} "
+                f"(the team is rejected) or {m.bold('PLAY: In the Spotlight -> name')} (that team "
+                f"member's order is shown with the result), or {m.bold('PASS')}, by {wait}.")
+    return (f"Keeping a Close Eye on You: {holders}, you may now name one member of the team by PM "
+            f"({m.bold('CHOOSE: name')}) and learn their order, or {m.bold('PASS')}, by {wait}.")
+
+
+def _plot_drawn(state, e, tag, m) -> str:
+    d = e.data
+    cards = ", ".join(m.bold(_card(c)) for c in d["cards"])
+    return (f"Plot Cards for mission {d['mission']}: {cards}. {d['leader']}, hand each to a "
+            f"different player, not yourself: {m.bold('GIVE: card -> name')}, by "
+            f"{when(e.at, state.config.deadlines.choice)}. Establish Confidence stays with the "
+            "leader. Cards not given in time are discarded.")
+
+
+def _plot_given(state, e, tag, m) -> str:
+    d = e.data
+    if d.get("own"):
+        return f"{m.bold('Establish Confidence')} is the leader's own card: {d['to']} resolves it."
+    return f"{d['by']} gives {m.bold(_card(d['card']))} to {m.bold(d['to'])}."
+
+
+def _plot_choice_opened(state, e, tag, m) -> str:
+    d = e.data
+    wait = when(e.at, state.config.deadlines.choice)
+    if d["card"] == "take-responsibility":
+        return (f"{d['holder']}: Take Responsibility lets you take one Plot Card from another "
+                f"player: {m.bold('TAKE: card FROM name')}, by {wait}.")
+    if d["card"] == "overheard":
+        a, b = d["neighbours"]
+        return (f"{d['holder']}: Overheard Conversation: choose a neighbour, {a} or {b} "
+                f"({m.bold('CHOOSE: name')}), by {wait}; you will learn their allegiance by PM.")
+    what = {"open-up": "who will learn your allegiance by PM",
+            "establish-confidence": "who will learn your allegiance by PM"}[d["card"]]
+    return f"{d['holder']}: {_card(d['card'])}: choose a player {what} ({m.bold('CHOOSE: name')}), by {wait}."
+
+
+def _plot_reveal(state, e, tag, m) -> str:
+    d = e.data
+    if d["card"] == "close-eye":
+        return ""
+    return f"{d['holder']} chooses {m.bold(d['target'])} for {_card(d['card'])}."
+
+
+def _plot_played(state, e, tag, m) -> str:
+    d = e.data
+    if d["card"] == "strong-leader":
+        return f"{d['holder']} plays {m.bold('Strong Leader')} and leads this round."
+    target = f" on {m.bold(d['target'])}" if d.get("target") else ""
+    return f"{d['holder']} plays {m.bold(_card(d['card']))}{target}."
+
+
+def _team_vetoed(state, e, tag, m) -> str:
+    return (f"{m.bold('No Confidence')}: the approved team is rejected after all. It counts as "
+            f"a rejected team ({e.data['rejections']} of 5 this mission).")
+
+
+def _plot_spotlight(state, e, tag, m) -> str:
+    d = e.data
+    return f"In the Spotlight: {m.bold(d['target'])}'s order on mission {d['mission']} was {m.bold(d['order'].upper())}."
+
+
+def _plot_skipped(state, e, tag, m) -> str:
+    return f"{_card(e.data['card'])} goes unused ({e.data['reason']})."
+
+
+def _plot_discarded(state, e, tag, m) -> str:
+    return f"{_card(e.data['card'])} is discarded ({e.data['reason']})."
+
+
+def _plot_taken(state, e, tag, m) -> str:
+    d = e.data
+    return f"{d['by']} takes {m.bold(_card(d['card']))} from {d['source']}."
+
+
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
     command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
@@ -311,6 +401,17 @@ _PUBLIC = {
     ev.LADY_USED: _lady_used,
     ev.LADY_SKIPPED: _lady_skipped,
     ev.COMMANDER_NAMED: _commander_named,
+    ev.PLOT_WINDOW: _plot_window,
+    ev.PLOT_DRAWN: _plot_drawn,
+    ev.PLOT_GIVEN: _plot_given,
+    ev.PLOT_CHOICE_OPENED: _plot_choice_opened,
+    ev.PLOT_REVEAL: _plot_reveal,
+    ev.PLOT_PLAYED: _plot_played,
+    ev.TEAM_VETOED: _team_vetoed,
+    ev.PLOT_SPOTLIGHT: _plot_spotlight,
+    ev.PLOT_CHOICE_SKIPPED: _plot_skipped,
+    ev.PLOT_DISCARDED: _plot_discarded,
+    ev.PLOT_TAKEN: _plot_taken,
 }
 
 
@@ -328,8 +429,8 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                 out.append(Message(f"role:{name}", _role_pm(state, tag, name, m), to=name,
                                    subject=f"{tag}: your role", priority=0))
             continue
-        if e.type in _PUBLIC:
-            public.append(_PUBLIC[e.type](state, e, tag, m))
+        if e.type in _PUBLIC and (text := _PUBLIC[e.type](state, e, tag, m)):
+            public.append(text)
             priority = 0
         if e.type == ev.MISSION_OPENED:
             for name in e.data["team"]:
@@ -357,6 +458,22 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                                f"{tag}: your vote {m.bold(e.data['vote'].upper())} is recorded. You "
                                "may change it until the vote closes.",
                                to=e.data["player"], subject=f"{tag}: vote recorded"))
+        elif e.type == ev.PLOT_REVEAL:
+            d = e.data
+            if d["card"] == "close-eye":
+                text = (f"{tag}: Keeping a Close Eye on You: {m.bold(d['subject'])} played "
+                        f"{m.bold(d['order'].upper())} on mission {d['mission']}.")
+            else:
+                text = (f"{tag}: {_card(d['card'])}: {m.bold(d['subject'])} is one of "
+                        f"{side_name(state, d['side'])}.")
+            out.append(Message(f"reveal:{d['viewer']}", text, to=d["viewer"],
+                               subject=f"{tag}: {_card(d['card'])}", priority=0))
+        elif e.type == ev.PLOT_WINDOW:
+            for holder in e.data["holders"]:
+                out.append(Message(f"window:{holder}", f"{tag}: you may play a card now; see the "
+                                   "thread. Answer " + ("by PM: **CHOOSE: name** or **PASS**."
+                                   if e.data["window"] == "after_result" else "in the thread, or **PASS**."),
+                                   to=holder, subject=f"{tag}: your card", priority=0))
         elif e.type == ev.ORDER_PRELOADED:
             out.append(Message(f"ack-preload:{e.data['player']}",
                                f"{tag}: your order {m.bold(e.data['order'].upper())} is preloaded. It "

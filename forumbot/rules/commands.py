@@ -54,3 +54,32 @@ class Refusal:
     reason: str
     hint: str = ""
     private: bool = False  # must be answered by PM, never in the thread
+
+
+@dataclass(frozen=True)
+class GiveCard(Command):
+    card: str  # as typed; the deck's plug-in finds the card
+    target: str
+
+
+@dataclass(frozen=True)
+class PlayCard(Command):
+    card: str
+    target: str | None = None
+
+
+@dataclass(frozen=True)
+class TakeCard(Command):
+    card: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Choose(Command):
+    target: str
+    via: str = "thread"
+
+
+@dataclass(frozen=True)
+class PassCard(Command):
+    pass

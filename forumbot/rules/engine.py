@@ -152,7 +152,8 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
             f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
             "PM the bot **APPROVE** or **REJECT**", private=True,
         )
-    if cmd.via == "thread" and s.config.team_votes == "pm":
+    if cmd.via == "thread" and s.config.team_votes == "pm" and \
+            not any(p.votes_in_thread(s, cmd.author) for p in tx.plugins):
         return Refusal(
             "Team votes in this game go by PM only, so that they stay secret until the vote "
             "closes. Your comment was not counted.",
@@ -190,6 +191,7 @@ def _close_vote(tx: Tx) -> None:
         mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
         defaulted=defaulted, critical=critical, proxied={}, not_voting=[],
         approve=approve, reject=reject, approved=approve > reject,
+        rejections=s.rejections + (0 if approve > reject else 1),
     )
     tx.emit(ev.VOTE_CLOSED, **record)
     _disqualify_missing(tx, defaulted)
@@ -415,6 +417,9 @@ def _phase_words(s: GameState) -> str:
         return f"the team for mission {s.mission} is being voted on"
     if s.phase == MISSION:
         return f"mission {s.mission} is under way"
+    if s.running:
+        who = f" ({', '.join(s.actors)} to act)" if s.actors else ""
+        return f"the game is in its {s.phase.replace('_', ' ')} step{who}"
     return "the game is not running"
 
 

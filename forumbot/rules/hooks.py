@@ -36,6 +36,10 @@ class RulePlugin:
     def after_proposal(self, tx: "Tx", proposal: dict) -> None:
         """A team has been proposed; `proposal` is the team_proposed data."""
 
+    def votes_in_thread(self, state: "GameState", name: str) -> bool:
+        """True if this player's team votes go in the thread even in a PM-only game."""
+        return False
+
     def before_vote(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
@@ -81,6 +85,7 @@ def plugins_for(config) -> list[RulePlugin]:
     from .assassin import Assassination
     from .commander import MissionCommander
     from .lady import LadyOfTheLake
+    from .plot import PlotCards
     from .preload import Preloading
 
     table: dict[str, list[RulePlugin]] = {
@@ -91,6 +96,8 @@ def plugins_for(config) -> list[RulePlugin]:
         "so-say-we-all": [MissionCommander(), Preloading()],
     }
     plugins = list(table.get(config.preset, []))
+    if config.plot_cards and config.preset in ("resistance-plot", "avalon"):
+        plugins.insert(0, PlotCards())
     if config.lady_of_the_lake:
         plugins.insert(0, LadyOfTheLake())
     return plugins

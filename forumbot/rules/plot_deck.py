@@ -1,0 +1,57 @@
+"""The Plot Card deck of resistance-plot (avalon uses the same deck and rules): one row a
+card. Adding a card means a row here and its effect in plot.py."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PlotCard:
+    key: str
+    name: str
+    kind: str  # one-use (kept until played) | permanent | immediate (resolved when given)
+    window: str | None  # round_start | approved | after_result: when a kept card is played
+    small: int  # copies with 7 players or fewer
+    large: int  # copies with 8 players or more
+
+
+CARDS: tuple[PlotCard, ...] = (
+    PlotCard("strong-leader", "Strong Leader", "one-use", "round_start", 2, 2),
+    PlotCard("close-eye", "Keeping a Close Eye on You", "one-use", "after_result", 2, 2),
+    PlotCard("no-confidence", "No Confidence", "one-use", "approved", 1, 3),
+    PlotCard("opinion-maker", "Opinion Maker", "permanent", None, 1, 2),
+    PlotCard("take-responsibility", "Take Responsibility", "immediate", None, 1, 1),
+    PlotCard("overheard", "Overheard Conversation", "immediate", None, 0, 2),
+    PlotCard("establish-confidence", "Establish Confidence", "immediate", None, 0, 1),
+    PlotCard("open-up", "Open Up", "immediate", None, 0, 1),
+    PlotCard("spotlight", "In the Spotlight", "one-use", "approved", 0, 1),
+)
+BY_KEY = {c.key: c for c in CARDS}
+
+# Cards drawn at the start of each round (the seed's counts, not the official ones).
+DRAW = {5: 1, 6: 1, 7: 2, 8: 2, 9: 3, 10: 3}
+
+
+def deck_for(players: int) -> list[str]:
+    return [c.key for c in CARDS for _ in range(c.large if players >= 8 else c.small)]
+
+
+def _fold(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.casefold().replace("'", ""))
+
+
+def find_card(text: str) -> PlotCard | None:
+    """A card from what a player typed: its name, case and punctuation aside; a unique
+    beginning of 3 letters or more also works ("strong", "no conf", "spotlight")."""
+    want = _fold(text)
+    if len(want) < 3:
+        return None
+    for c in CARDS:
+        if want in (_fold(c.name), _fold(c.key)):
+            return c
+    hits = [c for c in CARDS if _fold(c.name).startswith(want) or _fold(c.key).startswith(want)
+            or _fold(c.name).removeprefix("the").startswith(want)
+            or _fold(c.name).removeprefix("inthe").startswith(want)
+            or _fold(c.name).removeprefix("keepinga").startswith(want)]
+    return hits[0] if len(hits) == 1 else None
