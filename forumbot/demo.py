@@ -59,7 +59,6 @@ class SimPlayer:
 def demo_config(preset: str, players: list[str], seed: int) -> str:
     text = (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
             f"seed: {seed}\nleader_order: random\n")
-    p = PRESETS[preset]
     if preset == "avalon-2020":
         text += "plot_cards: false\n"  # its 15-card deck is not built yet
     if preset == "so-say-we-all":

@@ -36,11 +36,11 @@ def pm_leaks(forum, result) -> list[str]:
     """PMs that tell a player another player's side when the rules do not allow it."""
     sides = {p["name"]: p["side"] for p in result["players"]}
     leaks = []
-    for me, my_side in sides.items():
+    for me in sides:
         for r in forum.messages_to(me):
             if r["sender"] != forum.bot_name:
                 continue
-            for other, side in sides.items():
+            for other in sides:
                 if other == me:
                     continue
                 if re.search(rf"\b{other}\b \(", r["body"]) and "Your role" in r["body"]:

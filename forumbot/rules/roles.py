@@ -71,8 +71,8 @@ class AvalonRoles:
         spies = rng.sample(order, len(evil))
         rng.shuffle(evil)
         rng.shuffle(good)
-        roles = dict(zip(spies, evil))
-        roles.update(zip([n for n in order if n not in roles], good))
+        roles = dict(zip(spies, evil, strict=True))
+        roles.update(zip([n for n in order if n not in roles], good, strict=True))
         return order, {n: roles[n] for n in order}
 
     def side(self, config: GameConfig, role: str) -> str:
