@@ -12,7 +12,7 @@ from adapters.local import LocalForum
 
 from . import store
 from .moderator import Moderator
-from .rules.presets import PRESETS, spy_count
+from .rules.presets import spy_count
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
