@@ -22,6 +22,7 @@ test-long: $(STAMP)
 	$(PY) -m pytest -q -m long
 
 bench: $(STAMP)
+	$(PY) bench/engine.py
 	$(PY) bench/cycle.py
 
 clean:

@@ -1,0 +1,106 @@
+"""A random legal player for the pure engine: given a state, one command that some player
+could legally send now (or a deadline). For property tests and the engine benchmark; it
+never touches a forum or a store."""
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+from ..deadlines import due
+from .commands import (Assassinate, Choose, Expire, GiveCard, LadyTarget, MissionOrder, PassCard,
+                       PlayCard, Propose, TakeCard, TeamVote)
+from .plot_deck import BY_KEY
+from .roles import role_set
+from .state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
+
+
+def random_command(state: GameState, rng: random.Random, at: datetime, patience: float = 0.97):
+    """A legal command, or the open phase's deadline now and then (1 - patience)."""
+    if rng.random() > patience and due(state) is not None:
+        return Expire(at=due(state), author="", phase_id=state.phase_id)
+    s = state
+    rules = s.config.rules
+    active = [x.name for x in s.active()]
+    if s.phase == PROPOSAL:
+        team = tuple(rng.sample(active, s.team_size())) if len(active) >= s.team_size() else tuple(active)
+        public = rng.choice(team) if s.mission in rules.public_order_missions else None
+        return Propose(at, s.leader, team, public)
+    if s.phase == TEAM_VOTE:
+        voter = rng.choice(s.waiting_for() or active)
+        opinion = voter in s.extra.get("plot", {}).get("opinion", [])
+        pm_only = s.config.team_votes == "pm" or s.mission in rules.pm_vote_missions
+        via = "thread" if opinion and s.mission not in rules.pm_vote_missions else ("pm" if pm_only or rng.random() < 0.5 else "thread")
+        critical = rules.critical_votes and voter not in s.critical_spent and rng.random() < 0.1
+        return TeamVote(at, voter, rng.choice(["approve", "approve", "reject"]), via, critical)
+    if s.phase == MISSION:
+        member = rng.choice(s.waiting_for())
+        side = s.seat(member).side
+        order = "support" if side == RESISTANCE or rng.random() < 0.4 else "sabotage"
+        return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+    if s.phase == "assassination":
+        assassin = s.actors[0]
+        known = {k.name for k in role_set(s.config).knowledge(s, assassin)}
+        return Assassinate(at, assassin, rng.choice([n for n in s.names if n != assassin and n not in known]))
+    if s.phase == "lady":
+        holder = s.actors[0]
+        return LadyTarget(at, holder, rng.choice([n for n in s.names if n not in s.extra["lady_past"]]))
+    plot = s.extra.get("plot")
+    if s.phase == "hand_out":
+        leader = s.actors[0]
+        targets = [n for n in active if n != leader and n not in plot["given_to"]]
+        return GiveCard(at, leader, BY_KEY[plot["drawn"][0]].name, rng.choice(targets))
+    if s.phase == "plot_choice":
+        card, holder = plot["current"]
+        if card == "take-responsibility":
+            source, taken = rng.choice([(n, c) for n, h in plot["hands"].items() if n != holder for c in h])
+            return TakeCard(at, holder, BY_KEY[taken].name, source)
+        i = s.names.index(holder)
+        pool = ([s.names[i - 1], s.names[(i + 1) % len(s.names)]] if card == "overheard"
+                else [n for n in s.names if n != holder])
+        return Choose(at, holder, rng.choice(pool))
+    if s.phase == "card_window":
+        holder = rng.choice(s.actors)
+        kind = plot["window"]["kind"]
+        hand = plot["hands"].get(holder, [])
+        if rng.random() < 0.5:
+            return PassCard(at, holder)
+        if kind == "round_start":
+            return PlayCard(at, holder, "Strong Leader")
+        if kind == "approved" and "no-confidence" in hand and rng.random() < 0.5:
+            return PlayCard(at, holder, "No Confidence")
+        if kind == "approved" and "spotlight" in hand:
+            return PlayCard(at, holder, "In the Spotlight", rng.choice(s.team))
+        if kind == "after_result":
+            team = [n for n in s.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
+            if team:
+                return Choose(at, holder, rng.choice(team), via="pm")
+        return PassCard(at, holder)
+    raise AssertionError(f"no random move for phase {s.phase}")
+
+
+def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
+    """Play a whole game with random legal moves: (state, events, refusals)."""
+    from .commands import Refusal
+    from .engine import apply, start
+    from .state import GameState, fold
+
+    events = start(config, seed, start_at)
+    state = GameState(config)
+    for e in events:
+        fold(state, e)
+    at = start_at
+    refusals = 0
+    for _ in range(max_steps):
+        if not state.running:
+            break
+        at += timedelta(minutes=rng.randint(1, 90))
+        cmd = random_command(state, rng, at)
+        result = apply(state, cmd)
+        if isinstance(result, Refusal):
+            refusals += 1
+            continue
+        for e in result:
+            fold(state, e)
+        events += result
+        at = max(at, state.last_event_at)
+    return state, events, refusals
