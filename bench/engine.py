@@ -21,7 +21,7 @@ T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 PRESETS = {
     "resistance": ({}, range(5, 11)),
     "resistance-plot": ({"plot_cards": True}, range(5, 11)),
-    "so-say-we-all": ({}, range(5, 11)),
+    "so-say-we-all": ({"mission_cards": True}, range(5, 11)),
     "avalon": ({"plot_cards": True, "lady_of_the_lake": True, "roles": ("percival",)}, range(5, 11)),
     "avalon-2020": ({}, [8]),
 }

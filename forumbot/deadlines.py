@@ -43,7 +43,8 @@ def format_duration(seconds: int | None) -> str:
 PHASE_DEADLINES: dict[str, str] = {PROPOSAL: "proposal", TEAM_VOTE: "team_vote", MISSION: "mission",
                                    "assassination": "choice", "lady": "choice",
                                    "card_window": "card_window", "hand_out": "choice",
-                                   "plot_choice": "choice"}
+                                   "plot_choice": "choice", "prep_window": "card_window",
+                                   "prep_card": "choice"}
 
 
 def window(state: GameState) -> int | None:

@@ -61,8 +61,6 @@ def demo_config(preset: str, players: list[str], seed: int) -> str:
             f"seed: {seed}\nleader_order: random\n")
     if preset == "avalon-2020":
         text += "plot_cards: false\n"  # its 15-card deck is not built yet
-    if preset == "so-say-we-all":
-        text += "mission_cards: false\n"
     if preset == "avalon":
         optional = ["percival", "morgana", "mordred", "oberon"]
         fits = spy_count(len(players)) - 1  # the Assassin is always in
@@ -178,6 +176,18 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             acted = True
     elif state.phase in ("hand_out", "plot_choice", "card_window"):
         acted = _play_cards(game, forum, state, sims, rng)
+    elif state.phase in ("prep_window", "prep_card"):
+        from .rules.random_play import random_command
+        cmd = random_command(state, rng, state.last_event_at, patience=1.0)
+        verb = {"PlayCard": "PLAY", "PassCard": "PASS", "GiveCard": "GIVE", "Choose": "CHOOSE"}[type(cmd).__name__]
+        if verb == "PASS":
+            text = "**PASS**"
+        elif verb == "CHOOSE":
+            text = f"**CHOOSE: {cmd.target}**"
+        else:
+            text = f"**{verb}: {cmd.card} -> {cmd.target}**"
+        forum.comment(cmd.author, game.thread, text)
+        acted = True
     elif state.phase == "assassination":
         shooter = sims[state.waiting_for()[0]]
         targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]

@@ -222,6 +222,8 @@ class Moderator:
             names = []
             for raw in parsed.names:
                 name = resolve_name(raw, state.names, state.config.aliases)
+                if isinstance(name, NameProblem) and parsed.verb == "play" and not name.candidates:
+                    name = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
                 if isinstance(name, NameProblem):
                     self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
                     return

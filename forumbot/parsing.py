@@ -80,7 +80,7 @@ _VOTE = re.compile(r"^(?:VOTE\s*:?\s*)?(?P<crit>CRITICAL\s+)?(?P<v>APPROVE|REJEC
 _ORDER = re.compile(r"^(?:ORDER\s*:?\s*)?(?P<o>SUPPORT|SABOTAGE|SUCCESS|FAIL)[.!]*$", re.I)
 _ARROW = r"\s*(?:->|→|=>|>|\bto\b)\s*"
 _GIVE = re.compile(rf"^GIVE\s*:?\s*(?P<card>.+?){_ARROW}(?P<name>\S+)\s*$", re.I)
-_PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>\S+)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
+_PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>.+?)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
 _TAKE = re.compile(r"^TAKE\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
 _CHOOSE = re.compile(r"^CHOOSE\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _TARGET = re.compile(r"^(?P<verb>ASSASSINATE|SHOOT|LADY)\s*:?\s*(?P<name>\S+)\s*$", re.I)

@@ -178,7 +178,7 @@ def test_preloaded_orders_apply_if_approved_and_vanish_if_rejected():
 
 def test_config():
     cfg, problems = parse_config("preset: so-say-we-all\nplayers: [a1, b1, c1, d1, e1]\n", "h")
-    assert [p.key for p in problems] == ["mission_cards"]
+    assert problems == [] and cfg.mission_cards is True  # on by default, as in the seed
     cfg, problems = parse_config("preset: so-say-we-all\nplayers: [a1, b1, c1, d1, e1]\n"
                                  "mission_cards: false\nplot_cards: false\n", "h")
     assert [p.key for p in problems] == ["plot_cards"]

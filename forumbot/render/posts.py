@@ -378,6 +378,57 @@ def _plot_taken(state, e, tag, m) -> str:
     return f"{d['by']} takes {m.bold(_card(d['card']))} from {d['source']}."
 
 
+def _mc(key: str) -> str:
+    from ..rules.mission_cards import BY_KEY
+
+    return BY_KEY[key].name
+
+
+def _mc_drawn(state, e, tag, m) -> str:
+    d = e.data
+    cards = " and ".join(m.bold(_mc(c)) for c in d["cards"])
+    return (f"Mission Prep for mission {d['mission']}: the Mission Commander, {d['commander']}, "
+            f"draws {cards}. The first proposal waits until the cards are followed.")
+
+
+def _mc_window(state, e, tag, m) -> str:
+    return (f"{', '.join(e.data['holders'])}: you may play a kept card now, "
+            f"{m.bold('PLAY: Prepare for the Future -> drawn card')} (you act as Commander for it) "
+            f"or {m.bold('PLAY: Counterespionage -> name')} (you learn their allegiance by PM), or "
+            f"{m.bold('PASS')}, by {when(e.at, state.config.deadlines.card_window)}.")
+
+
+def _mc_played(state, e, tag, m) -> str:
+    d = e.data
+    if d["card"] == "prepare":
+        drawn = state.extra["mc"]["drawn"][d["index"]]
+        return f"{d['holder']} plays Prepare for the Future and acts as Commander for {m.bold(_mc(drawn))}."
+    return f"{d['holder']} plays Counterespionage on {m.bold(d['target'])}."
+
+
+def _mc_follow(state, e, tag, m) -> str:
+    d = e.data
+    form = f"GIVE: {_mc(d['card'])} -> name" if d["action"] == "give" else "CHOOSE: name"
+    return (f"{d['commander']}: follow {m.bold(_mc(d['card']))} with {m.bold(form)}, by "
+            f"{when(e.at, state.config.deadlines.choice)}.")
+
+
+def _mc_done(state, e, tag, m) -> str:
+    d = e.data
+    if d["card"] == "delayed" and d.get("applied"):
+        return (f"{m.bold('Delayed by Bureaucracy')}: {d['commander']} may neither be proposed for "
+                "nor vote on the first proposal of this mission (the first two, if both copies are drawn).")
+    if d["card"] == "counterfeit":
+        return f"{m.bold('Counterfeit Equipment')}: the other card is discarded without effect."
+    return f"{m.bold(_mc(d['card']))}: {d['result']}."
+
+
+def _mc_badge(state, e, tag, m) -> str:
+    d = e.data
+    return (f"{d['holder']} plays {m.bold('Badge of Merit')} and moves to just after {d['after']}. "
+            f"Leader order now: {', '.join(state.names)}.")
+
+
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
     command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
@@ -412,6 +463,12 @@ _PUBLIC = {
     ev.PLOT_CHOICE_SKIPPED: _plot_skipped,
     ev.PLOT_DISCARDED: _plot_discarded,
     ev.PLOT_TAKEN: _plot_taken,
+    "mc_drawn": _mc_drawn,
+    "mc_window": _mc_window,
+    "mc_played": _mc_played,
+    "mc_follow": _mc_follow,
+    "mc_done": _mc_done,
+    "mc_badge": _mc_badge,
 }
 
 
@@ -468,6 +525,15 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                         f"{side_name(state, d['side'])}.")
             out.append(Message(f"reveal:{d['viewer']}", text, to=d["viewer"],
                                subject=f"{tag}: {_card(d['card'])}", priority=0))
+        elif e.type == "mc_reveal":
+            d = e.data
+            if d["card"] == "tracker":
+                text = (f"{tag}: Secret Tracker: {m.bold(d['subject'])} played "
+                        f"{m.bold(d['order'].upper())} on mission {d['mission']}.")
+            else:
+                text = f"{tag}: {_mc(d['card'])}: {m.bold(d['subject'])} is one of {side_name(state, d['side'])}."
+            out.append(Message(f"mc-reveal:{d['viewer']}", text, to=d["viewer"],
+                               subject=f"{tag}: {_mc(d['card'])}", priority=0))
         elif e.type == ev.PLOT_WINDOW:
             for holder in e.data["holders"]:
                 out.append(Message(f"window:{holder}", f"{tag}: you may play a card now; see the "

@@ -116,6 +116,9 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
     extra = {"public": cmd.public} if cmd.public else {}
+    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index)
+    if barred:
+        extra["not_voting"] = barred
     proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
                        team=list(cmd.team), **extra)
     for p in tx.plugins:
@@ -140,6 +143,8 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         return Refusal(f"No team vote is open now: {_phase_words(s)}.")
     if seat.disqualified:
         return Refusal("You are disqualified: your vote takes the default.", private=True)
+    if cmd.author in s.not_voting:
+        return Refusal("A card bars you from voting on this proposal.", private=cmd.via == "pm")
     rules = s.config.rules
     if cmd.critical and not rules.critical_votes:
         return Refusal("Critical votes are not part of this game.", "**APPROVE** or **REJECT**")
@@ -177,7 +182,9 @@ def _close_vote(tx: Tx) -> None:
     votes: dict[str, str] = {}
     defaulted: list[str] = []
     for seat in s.seats:
-        if seat.name in s.votes and not seat.disqualified:
+        if seat.name in s.not_voting:
+            votes[seat.name] = "abstain"  # barred by a card: not counted, not a miss
+        elif seat.name in s.votes and not seat.disqualified:
             vote = s.votes[seat.name]
             votes[seat.name] = abstain_as if vote == "abstain" and abstain_as else vote
         else:
@@ -189,7 +196,7 @@ def _close_vote(tx: Tx) -> None:
     reject = sum(weight[n] for n, v in votes.items() if v == "reject")
     record = dict(
         mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
-        defaulted=defaulted, critical=critical, proxied={}, not_voting=[],
+        defaulted=defaulted, critical=critical, proxied={}, not_voting=list(s.not_voting),
         approve=approve, reject=reject, approved=approve > reject,
         rejections=s.rejections + (0 if approve > reject else 1),
     )

@@ -36,6 +36,10 @@ class RulePlugin:
     def after_proposal(self, tx: "Tx", proposal: dict) -> None:
         """A team has been proposed; `proposal` is the team_proposed data."""
 
+    def barred_voters(self, state: "GameState") -> set[str]:
+        """Players a card bars from voting on the proposal being made now."""
+        return set()
+
     def votes_in_thread(self, state: "GameState", name: str) -> bool:
         """True if this player's team votes go in the thread even in a PM-only game."""
         return False
@@ -85,6 +89,7 @@ def plugins_for(config) -> list[RulePlugin]:
     from .assassin import Assassination
     from .commander import MissionCommander
     from .lady import LadyOfTheLake
+    from .mission_cards import MissionCards
     from .plot import PlotCards
     from .preload import Preloading
 
@@ -98,6 +103,8 @@ def plugins_for(config) -> list[RulePlugin]:
     plugins = list(table.get(config.preset, []))
     if config.plot_cards and config.preset in ("resistance-plot", "avalon"):
         plugins.insert(0, PlotCards())
+    if config.mission_cards and config.preset == "so-say-we-all":
+        plugins.insert(0, MissionCards())  # before the Commander: a Tracker reports to its own
     if config.lady_of_the_lake:
         plugins.insert(0, LadyOfTheLake())
     return plugins

@@ -21,6 +21,9 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     s = state
     rules = s.config.rules
     active = [x.name for x in s.active()]
+    badges = [n for n, h in s.extra.get("mc", {}).get("hands", {}).items() if "badge" in h and n != s.leader]
+    if badges and s.leader and rng.random() < 0.05:
+        return PlayCard(at, rng.choice(badges), "Badge of Merit")
     if s.phase == PROPOSAL:
         team = tuple(rng.sample(active, s.team_size())) if len(active) >= s.team_size() else tuple(active)
         public = rng.choice(team) if s.mission in rules.public_order_missions else None
@@ -44,6 +47,8 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     if s.phase == "lady":
         holder = s.actors[0]
         return LadyTarget(at, holder, rng.choice([n for n in s.names if n not in s.extra["lady_past"]]))
+    if s.phase in ("prep_window", "prep_card"):
+        return _mission_card_move(s, rng, at)
     plot = s.extra.get("plot")
     if s.phase == "hand_out":
         leader = s.actors[0]
@@ -104,3 +109,23 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
         events += result
         at = max(at, state.last_event_at)
     return state, events, refusals
+
+
+def _mission_card_move(s: GameState, rng: random.Random, at: datetime):
+    from .mission_cards import BY_KEY as MC
+
+    m = s.extra["mc"]
+    if s.phase == "prep_window":
+        holder = rng.choice(s.actors)
+        hand = m["hands"].get(holder, [])
+        if "counterespionage" in hand and rng.random() < 0.5:
+            return PlayCard(at, holder, "Counterespionage", rng.choice([n for n in s.names if n != holder]))
+        if "prepare" in hand and rng.random() < 0.5:
+            return PlayCard(at, holder, "Prepare for the Future", MC[rng.choice(m["drawn"])].name)
+        return PassCard(at, holder)
+    card = m["drawn"][m["current"]]
+    commander = s.actors[0]
+    target = rng.choice([n for n in s.names if n != commander])
+    if MC[card].action == "give":
+        return GiveCard(at, commander, MC[card].name, target)
+    return Choose(at, commander, target)

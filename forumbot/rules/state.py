@@ -41,6 +41,7 @@ class GameState:
     rejections: int = 0  # rejected teams in this mission
     team: tuple[str, ...] = ()
     public: str | None = None  # the designated public order of this proposal
+    not_voting: list[str] = field(default_factory=list)  # barred from this vote by a card
     critical: set[str] = field(default_factory=set)  # critical votes standing in this vote
     critical_spent: set[str] = field(default_factory=set)
     votes: dict[str, str] = field(default_factory=dict)
@@ -103,7 +104,8 @@ class GameState:
         if self.phase == PROPOSAL:
             return [self.leader] if self.leader else []
         if self.phase == TEAM_VOTE:
-            return [s.name for s in self.active() if s.name not in self.votes]
+            return [s.name for s in self.active() if s.name not in self.votes
+                    and s.name not in self.not_voting]
         if self.phase == MISSION:
             return [n for n in self.team if n not in self.orders and not self.seat(n).disqualified]
         if self.running:
@@ -146,6 +148,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
     elif t == ev.TEAM_PROPOSED:
         state.team = tuple(d["team"])
         state.public = d.get("public")
+        state.not_voting = list(d.get("not_voting", []))
         state.votes, state.vote_via, state.critical = {}, {}, set()
         _open(state, TEAM_VOTE, event)
     elif t == ev.VOTE_CAST:
@@ -159,8 +162,9 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.vote_history.append(d)
         state.critical_spent |= set(d["critical"])
         defaulted = set(d["defaulted"])
+        barred = set(d.get("not_voting", []))
         for s in state.seats:
-            if s.disqualified:
+            if s.disqualified or s.name in barred:
                 continue
             s.missed = s.missed + 1 if s.name in defaulted else 0
         if not d["approved"]:
