@@ -23,7 +23,7 @@ PRESETS = {
     "resistance-plot": ({"plot_cards": True}, range(5, 11)),
     "so-say-we-all": ({"mission_cards": True}, range(5, 11)),
     "avalon": ({"plot_cards": True, "lady_of_the_lake": True, "roles": ("percival",)}, range(5, 11)),
-    "avalon-2020": ({}, [8]),
+    "avalon-2020": ({"plot_cards": True}, [8]),
 }
 
 

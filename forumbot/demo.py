@@ -59,8 +59,6 @@ class SimPlayer:
 def demo_config(preset: str, players: list[str], seed: int) -> str:
     text = (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
             f"seed: {seed}\nleader_order: random\n")
-    if preset == "avalon-2020":
-        text += "plot_cards: false\n"  # its 15-card deck is not built yet
     if preset == "avalon":
         optional = ["percival", "morgana", "mordred", "oberon"]
         fits = spy_count(len(players)) - 1  # the Assassin is always in
@@ -150,6 +148,11 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             else:
                 yes = n in state.team or rng.random() < 0.55 or state.rejections >= 3
             vote = "APPROVE" if yes else "REJECT"
+            hand = state.extra.get("plot", {}).get("hands", {}).get(n, [])
+            if "chicago-proxy" in hand and rng.random() < 0.3:
+                target = rng.choice([x for x in state.waiting_for() if x != n and x not in state.proxied] or [None])
+                if target:
+                    forum.comment(n, game.thread, f"**PLAY: Chicago Proxy -> {target} {vote}**")
             if state.config.rules.critical_votes and rng.random() < 0.1:
                 vote = "CRITICAL " + vote
             pm_only = state.config.team_votes == "pm" or state.mission in state.config.rules.pm_vote_missions
@@ -230,13 +233,15 @@ def _play_cards(game, forum: LocalForum, state, sims, rng) -> bool:
     kind = plot["window"]["kind"]
     for holder in list(state.actors):
         hand = plot["hands"].get(holder, [])
-        if kind == "round_start" and rng.random() < 0.3:
+        if kind in ("round_start", "after_veto") and rng.random() < 0.3:
             say(holder, "**PLAY: Strong Leader**")
             return True
         if kind == "approved" and "no-confidence" in hand and sims[holder].spy and rng.random() < 0.5:
             say(holder, "**PLAY: No Confidence**")
         elif kind == "approved" and "spotlight" in hand and rng.random() < 0.5:
             say(holder, f"**PLAY: In the Spotlight -> {rng.choice(state.team)}**")
+        elif kind == "after_result" and state.config.preset == "avalon-2020" and holder not in plot.get("declared", []):
+            say(holder, "**PLAY: Keeping a Close Eye on You**")
         elif kind == "after_result":
             team = [n for n in state.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
             if team and rng.random() < 0.8:

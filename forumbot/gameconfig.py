@@ -37,7 +37,7 @@ MISSED_KEYS = {"team_vote", "mission", "disqualify_after"}
 PLANNED_MISSED_KEYS = {"notify_host_after", "allow_abstain"}
 
 # The card decks this version runs, per config key.
-BUILT_DECKS = {"plot_cards": ("resistance-plot", "avalon"), "mission_cards": ("so-say-we-all",)}
+BUILT_DECKS = {"plot_cards": ("resistance-plot", "avalon", "avalon-2020"), "mission_cards": ("so-say-we-all",)}
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)

@@ -21,7 +21,7 @@ from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
 from .rules.commands import (Assassinate, Choose, GiveCard, LadyTarget, PassCard, PlayCard,
-                             TakeCard)
+                             ProxyVote, TakeCard)
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 
@@ -218,7 +218,7 @@ class Moderator:
         elif parsed.verb == "vote":
             command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via,
                                critical=parsed.extra == "critical")
-        elif parsed.verb in ("give", "take", "play", "choose"):
+        elif parsed.verb in ("give", "take", "play", "choose", "proxy"):
             names = []
             for raw in parsed.names:
                 name = resolve_name(raw, state.names, state.config.aliases)
@@ -233,7 +233,10 @@ class Moderator:
             elif parsed.verb == "take":
                 command = TakeCard(at=at, author=seat, card=parsed.extra, source=names[0])
             elif parsed.verb == "play":
-                command = PlayCard(at=at, author=seat, card=parsed.extra, target=names[0] if names else None)
+                command = PlayCard(at=at, author=seat, card=parsed.extra,
+                                   target=names[0] if names else None, choice=parsed.choice)
+            elif parsed.verb == "proxy":
+                command = ProxyVote(at=at, author=seat, target=names[0], choice=parsed.choice)
             else:
                 command = Choose(at=at, author=seat, target=names[0], via=via)
         elif parsed.verb == "order":

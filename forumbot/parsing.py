@@ -82,6 +82,7 @@ _ARROW = r"\s*(?:->|→|=>|>|\bto\b)\s*"
 _GIVE = re.compile(rf"^GIVE\s*:?\s*(?P<card>.+?){_ARROW}(?P<name>\S+)\s*$", re.I)
 _PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>.+?)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
 _TAKE = re.compile(r"^TAKE\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
+_PROXY = re.compile(r"^PROXY\s*:?\s*(?P<name>\S+)\s+(?P<vote>APPROVE|REJECT)\s*$", re.I)
 _CHOOSE = re.compile(r"^CHOOSE\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _TARGET = re.compile(r"^(?P<verb>ASSASSINATE|SHOOT|LADY)\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _TARGET_VERBS = {"assassinate": "assassinate", "shoot": "assassinate", "lady": "lady"}
@@ -121,6 +122,8 @@ def parse_command(span: str) -> Parsed | None:
         names = (m.group("name"),) if m.group("name") else ()
         return Parsed("play", names=names, extra=m.group("card").strip(),
                       choice=(m.group("vote") or "").lower(), text=s)
+    if m := _PROXY.match(s):
+        return Parsed("proxy", names=(m.group("name"),), choice=m.group("vote").lower(), text=s)
     if m := _CHOOSE.match(s):
         return Parsed("choose", names=(m.group("name"),), text=s)
     if m := _TARGET.match(s):

@@ -226,7 +226,7 @@ def test_resistance_plot_rows():
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1]\nplot_cards: false\n", "players", "exactly 8"),
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\nplot_cards: false\nroles: [oberon]\n", "roles", "does not belong"),
     ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\nplot_cards: false\nlady_of_the_lake: true\n", "lady_of_the_lake", "does not belong"),
-    ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\n", "plot_cards", "plot_cards: false"),
+    ("preset: avalon-2020\nplayers: [a1, b1, c1, d1, e1, f1, g1, h1]\nplot_cards: often\n", "plot_cards", "true or false"),
     ("preset: avalon\nplayers: [a1, b1, c1, d1, e1]\nplot_cards: false\nlady_of_the_lake: yes please\n", "lady_of_the_lake", "true or false"),
 ])
 def test_config_knows_each_preset(text, key, words):

@@ -340,3 +340,109 @@ def test_replay_of_a_card_game_equals_the_live_state(rigged):
     play_round(g)
     assert len(g.state.missions) == 2
     assert replay(g.config, g.seed, g.log) == g.state
+
+
+# --- avalon-2020: its 15-card deck and differences --------------------------------------
+
+
+@pytest.fixture
+def rigged2020(monkeypatch):
+    def make(top=(), **kw):
+        def after_start(self, tx):
+            rest = list(deck_for(8, "avalon-2020"))
+            for c in top:
+                rest.remove(c)
+            tx.emit(ev.PLOT_SHUFFLED, deck=list(top) + rest)
+        monkeypatch.setattr(PlotCards, "after_start", after_start)
+        return Game(8, preset="avalon-2020", plot_cards=True, **kw)
+    return make
+
+
+def test_avalon_2020_deck():
+    d = Counter(deck_for(8, "avalon-2020"))
+    assert sum(d.values()) == 15 and d["chicago-proxy"] == 2 and "opinion-maker" not in d
+
+
+def test_chicago_proxy(rigged2020):
+    g = rigged2020(["chicago-proxy", "strong-leader"])
+    holder, target = names(g, 3, 5)
+    give(g, "chicago", holder)
+    give(g, "strong", g.state.names[6])
+    propose(g)
+    g.do(TeamVote(g.tick(), target, "reject", "thread"))
+    r = g.do(PlayCard(g.tick(), holder, "Chicago Proxy", holder, "approve"))
+    assert isinstance(r, Refusal)  # another player
+    g.do(PlayCard(g.tick(), holder, "Chicago Proxy", target, "approve"))
+    assert g.state.votes[target] == "approve" and g.state.proxied == {target: holder}
+    r = g.do(TeamVote(g.tick(), target, "reject", "thread"))
+    assert isinstance(r, Refusal) and holder in r.reason  # the target's vote is void
+    from forumbot.rules.commands import ProxyVote
+    assert isinstance(g.do(ProxyVote(g.tick(), g.state.names[1], target, "reject")), Refusal)
+    g.do(ProxyVote(g.tick(), holder, target, "reject"))
+    for s in g.state.seats:
+        if s.name != target:
+            g.do(TeamVote(g.tick(), s.name, "approve", "pm"))
+    g.do(expired(g.state, g.at + timedelta(hours=13)))
+    v = [e.data for e in g.log if e.type == "vote_closed"][-1]
+    assert v["votes"][target] == "reject" and v["proxied"] == {target: holder}
+    assert target not in v["defaulted"]
+    table = render_events(g.state, [e for e in g.log if e.type == "vote_closed"][-1:], "G1")[0].body
+    assert f"| {target} (proxied by {holder}) | REJECT |" in table
+    assert "chicago-proxy" not in P(g)["hands"][holder]
+
+
+def test_chicago_proxy_not_cast_takes_the_default(rigged2020):
+    g = rigged2020(["chicago-proxy", "strong-leader"])
+    holder, target = names(g, 3, 5)
+    give(g, "chicago", holder)
+    give(g, "strong", g.state.names[6])
+    propose(g)
+    g.do(PlayCard(g.tick(), holder, "Chicago Proxy", target))
+    g.do(expired(g.state, g.at + timedelta(hours=13)))
+    v = [e.data for e in g.log if e.type == "vote_closed"][-1]
+    assert v["votes"][target] == "approve" and target in v["defaulted"]  # avalon-2020's default
+    assert not g.state.seat(target).missed  # a proxied seat did not miss a vote
+
+
+def test_strong_leader_right_after_a_no_confidence(rigged2020):
+    g = rigged2020(["no-confidence", "strong-leader"])
+    vetoer, strong = names(g, 3, 5)
+    give(g, "no conf", vetoer)
+    give(g, "strong", strong)
+    propose(g)
+    for s in g.state.seats:
+        g.do(TeamVote(g.tick(), s.name, "approve", "pm"))
+    g.do(expired(g.state, g.at + timedelta(hours=13)))
+    g.do(PlayCard(g.tick(), vetoer, "No Confidence"))
+    assert g.state.phase == "card_window" and g.state.actors == [strong]
+    g.do(PlayCard(g.tick(), strong, "Strong Leader"))
+    assert g.state.phase == "proposal" and g.state.leader == strong and g.state.rejections == 1
+
+
+def test_take_responsibility_is_kept_and_played_at_will(rigged2020):
+    g = rigged2020(["take-responsibility", "no-confidence"])
+    taker, victim = names(g, 3, 5)
+    give(g, "take resp", taker)
+    give(g, "no conf", victim)
+    assert g.state.phase == "proposal" and P(g)["hands"][taker] == ["take-responsibility"]
+    propose(g)
+    g.do(TakeCard(g.tick(), taker, "No Confidence", victim))  # during the vote: any time
+    assert P(g)["hands"][taker] == ["no-confidence"] and P(g)["hands"][victim] == []
+
+
+def test_close_eye_is_played_in_the_thread_then_answered_by_pm(rigged2020):
+    g = rigged2020(["close-eye", "strong-leader"])
+    holder = g.state.names[6]
+    give(g, "close eye", holder)
+    give(g, "strong", g.state.names[5])
+    team = propose(g)
+    for s in g.state.seats:
+        g.do(TeamVote(g.tick(), s.name, "approve", "pm"))
+    g.do(expired(g.state, g.at + timedelta(hours=13)))
+    orders(g)
+    assert g.state.phase == "card_window" and g.state.actors == [holder]
+    r = g.do(Choose(g.tick(), holder, team[0], via="pm"))
+    assert isinstance(r, Refusal) and "First play" in r.reason
+    g.do(PlayCard(g.tick(), holder, "Keeping a Close Eye on You"))
+    g.do(Choose(g.tick(), holder, team[0], via="pm"))
+    assert [e.data["subject"] for e in g.log if e.type == "plot_reveal"] == [team[0]]

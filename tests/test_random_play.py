@@ -13,7 +13,7 @@ TABLES = ([("resistance", n) for n in range(5, 11)] + [("resistance-plot", n) fo
           + [("avalon", n) for n in range(5, 11)] + [("avalon-2020", 8)]
           + [("so-say-we-all", n) for n in range(5, 11)])
 OPTIONS = {"resistance-plot": {"plot_cards": True}, "avalon": {"plot_cards": True, "lady_of_the_lake": True},
-           "avalon-2020": {}, "so-say-we-all": {"mission_cards": True}, "resistance": {}}
+           "avalon-2020": {"plot_cards": True}, "so-say-we-all": {"mission_cards": True}, "resistance": {}}
 ROLE_WORDS = r"(spy|spies|resistance|cylons?|humans?|minions?|servants?|merlin|percival|morgana|mordred|oberon|assassin|evil|good)"
 
 

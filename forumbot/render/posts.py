@@ -154,7 +154,11 @@ def _vote_closed(state, e, tag, m) -> str:
     d = e.data
     defaulted = set(d["defaulted"])
     critical = set(d.get("critical", []))
-    rows = [[n, v.upper() + (" ×2 (critical)" if n in critical else "") + (" (default)" if n in defaulted else "")]
+    proxied = d.get("proxied", {})
+    barred = set(d.get("not_voting", []))
+    rows = [[n + (f" (proxied by {proxied[n]})" if n in proxied else ""),
+             ("— (barred by a card)" if n in barred else v.upper())
+             + (" ×2 (critical)" if n in critical else "") + (" (default)" if n in defaulted else "")]
             for n, v in d["votes"].items()]
     verdict = "APPROVED" if d["approved"] else "REJECTED"
     text = (f"The vote on {d['leader']}'s team ({', '.join(d['team'])}) is closed: "
@@ -301,6 +305,9 @@ def _plot_window(state, e, tag, m) -> str:
     if d["window"] == "round_start":
         return (f"Before this round's Plot Cards are drawn, {holders} may play Strong Leader "
                 f"({m.bold('PLAY: Strong Leader')}) and lead the round, or {m.bold('PASS')}, by {wait}.")
+    if d["window"] == "after_veto":
+        return (f"After the No Confidence, {holders} may play Strong Leader "
+                f"({m.bold('PLAY: Strong Leader')}) and lead the next proposal, or {m.bold('PASS')}, by {wait}.")
     if d["window"] == "approved":
         return (f"Before the orders: {holders} may play a card now: {m.bold('PLAY: No Confidence')} "
                 f"(the team is rejected) or {m.bold('PLAY: In the Spotlight -> name')} (that team "
@@ -351,8 +358,15 @@ def _plot_played(state, e, tag, m) -> str:
     d = e.data
     if d["card"] == "strong-leader":
         return f"{d['holder']} plays {m.bold('Strong Leader')} and leads this round."
+    if d["card"] == "chicago-proxy":
+        return (f"{d['holder']} plays {m.bold('Chicago Proxy')} on {m.bold(d['target'])}: "
+                f"{d['holder']} casts {d['target']}'s vote on this team ({m.bold('PROXY: name APPROVE')} to change it).")
     target = f" on {m.bold(d['target'])}" if d.get("target") else ""
     return f"{d['holder']} plays {m.bold(_card(d['card']))}{target}."
+
+
+def _plot_declared(state, e, tag, m) -> str:
+    return f"{e.data['holder']} plays {m.bold('Keeping a Close Eye on You')}, and names a team member by PM."
 
 
 def _team_vetoed(state, e, tag, m) -> str:
@@ -463,6 +477,7 @@ _PUBLIC = {
     ev.PLOT_CHOICE_SKIPPED: _plot_skipped,
     ev.PLOT_DISCARDED: _plot_discarded,
     ev.PLOT_TAKEN: _plot_taken,
+    ev.PLOT_DECLARED: _plot_declared,
     "mc_drawn": _mc_drawn,
     "mc_window": _mc_window,
     "mc_played": _mc_played,

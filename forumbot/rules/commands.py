@@ -66,6 +66,7 @@ class GiveCard(Command):
 class PlayCard(Command):
     card: str
     target: str | None = None
+    choice: str = ""  # Chicago Proxy: the vote cast for the target
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,11 @@ class Choose(Command):
 @dataclass(frozen=True)
 class PassCard(Command):
     pass
+
+
+@dataclass(frozen=True)
+class ProxyVote(Command):
+    """Chicago Proxy: the holder casts (or changes) the vote of the player they proxy."""
+
+    target: str
+    choice: str

@@ -196,7 +196,7 @@ def _close_vote(tx: Tx) -> None:
     reject = sum(weight[n] for n, v in votes.items() if v == "reject")
     record = dict(
         mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
-        defaulted=defaulted, critical=critical, proxied={}, not_voting=list(s.not_voting),
+        defaulted=defaulted, critical=critical, proxied=dict(s.proxied), not_voting=list(s.not_voting),
         approve=approve, reject=reject, approved=approve > reject,
         rejections=s.rejections + (0 if approve > reject else 1),
     )

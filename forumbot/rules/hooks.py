@@ -101,8 +101,8 @@ def plugins_for(config) -> list[RulePlugin]:
         "so-say-we-all": [MissionCommander(), Preloading()],
     }
     plugins = list(table.get(config.preset, []))
-    if config.plot_cards and config.preset in ("resistance-plot", "avalon"):
-        plugins.insert(0, PlotCards())
+    if config.plot_cards and config.preset in ("resistance-plot", "avalon", "avalon-2020"):
+        plugins.insert(0, PlotCards(config.preset))
     if config.mission_cards and config.preset == "so-say-we-all":
         plugins.insert(0, MissionCards())  # before the Commander: a Tracker reports to its own
     if config.lady_of_the_lake:

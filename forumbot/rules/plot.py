@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from . import events as ev
-from .commands import Choose, GiveCard, PassCard, PlayCard, Refusal, TakeCard
+from .commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, TakeCard
 from .hooks import RulePlugin
 from .lady import decided
 from .plot_deck import BY_KEY, DRAW, deck_for, find_card
@@ -31,6 +31,13 @@ def plot(state: GameState) -> dict:
 
 def card_name(key: str) -> str:
     return BY_KEY[key].name
+
+
+def kind_of(state: GameState, key: str) -> str:
+    """avalon-2020 keeps Take Responsibility to play when its holder likes."""
+    if key == "take-responsibility" and state.config.preset == "avalon-2020":
+        return "one-use"
+    return BY_KEY[key].kind
 
 
 # --- how the events change the state ----------------------------------------------------
@@ -58,6 +65,7 @@ def _window(state, e):
     plot(state)["window"] = {"kind": e.data["window"], "plays": []}
     if e.data["window"] == "after_result":
         plot(state)["picked"] = []
+        plot(state)["declared"] = []
     open_phase(state, WINDOW, e, e.data["holders"])
 
 
@@ -79,6 +87,10 @@ def _played(state, e):
     if d["card"] == "strong-leader":
         p["round"]["leader"] = d["holder"]
         p["strong_at"] = len(state.vote_history)
+    if d["card"] == "chicago-proxy":
+        state.proxied[d["target"]] = d["holder"]
+        state.votes.pop(d["target"], None)
+        state.vote_via.pop(d["target"], None)
 
 
 @register_fold(ev.PLOT_WINDOW_CLOSED)
@@ -106,7 +118,7 @@ def _given(state, e):
     p["drawn"].remove(d["card"])
     if not d.get("own"):
         p["given_to"].append(d["to"])
-    if BY_KEY[d["card"]].kind == "immediate":
+    if kind_of(state, d["card"]) == "immediate":
         p["queue"].append([d["card"], d["to"]])
     else:
         p["hands"].setdefault(d["to"], []).append(d["card"])
@@ -150,10 +162,21 @@ def _reveal(state, e):
     p["discard"].append(e.data["card"])
 
 
+@register_fold(ev.PLOT_DECLARED)
+def _declared(state, e):
+    plot(state).setdefault("declared", []).append(e.data["holder"])
+
+
 @register_fold(ev.PLOT_TAKEN)
 def _taken(state, e):
     p = plot(state)
     d = e.data
+    if d.get("from_hand"):  # avalon-2020: a kept Take Responsibility, played when liked
+        p["hands"][d["by"]].remove("take-responsibility")
+        p["hands"][d["source"]].remove(d["card"])
+        p["hands"][d["by"]].append(d["card"])
+        p["discard"].append("take-responsibility")
+        return
     p["hands"][d["source"]].remove(d["card"])
     p["hands"].setdefault(d["by"], []).append(d["card"])
     if d["card"] == "opinion-maker":
@@ -184,11 +207,15 @@ def _order_seen(state, e):
 
 class PlotCards(RulePlugin):
     name = "plot_cards"
-    handles = (GiveCard, PlayCard, TakeCard, Choose, PassCard)
+    handles = (GiveCard, PlayCard, TakeCard, Choose, PassCard, ProxyVote)
+
+    def __init__(self, preset: str = "resistance-plot"):
+        self.preset = preset
+        self.y2020 = preset == "avalon-2020"  # the avalon-2020 differences (variants.md)
 
     # the deck, at the start and when it runs short
     def after_start(self, tx) -> None:
-        self._shuffle(tx, deck_for(len(tx.state.seats)))
+        self._shuffle(tx, deck_for(len(tx.state.seats), self.preset))
 
     def _shuffle(self, tx, cards: list[str]) -> None:
         s = tx.state
@@ -265,6 +292,9 @@ class PlotCards(RulePlugin):
         return name in plot(state)["opinion"]
 
     def before_vote(self, state, cmd):
+        if cmd.author in state.proxied:
+            return Refusal(f"Your vote on this team is cast by {state.proxied[cmd.author]} "
+                           "(Chicago Proxy).", private=cmd.via == "pm")
         if cmd.via == "pm" and cmd.author in plot(state)["opinion"]:
             return Refusal("You hold Opinion Maker: your team votes count only as bold comments "
                            "in the thread.", "**APPROVE** or **REJECT** in the thread", private=True)
@@ -273,6 +303,8 @@ class PlotCards(RulePlugin):
     # commands
     def handle(self, tx, cmd):
         s = tx.state
+        if isinstance(cmd, ProxyVote):
+            return self._proxy_vote(tx, cmd)
         if isinstance(cmd, GiveCard):
             return self._give(tx, cmd)
         if isinstance(cmd, TakeCard):
@@ -344,6 +376,16 @@ class PlotCards(RulePlugin):
         s = tx.state
         p = plot(s)
         form = "**TAKE: card FROM name**"
+        if self.y2020 and "take-responsibility" in p["hands"].get(cmd.author, []):
+            card = find_card(cmd.card)
+            source = s.seat(cmd.source)
+            if source is None or source.name == cmd.author:
+                return Refusal("Take a card from another player.", form)
+            if card is None or card.key not in p["hands"].get(source.name, []):
+                held = ", ".join(card_name(c) for c in p["hands"].get(source.name, [])) or "nothing"
+                return Refusal(f"{source.name} does not hold that card; they hold: {held}.", form)
+            tx.emit(ev.PLOT_TAKEN, card=card.key, by=cmd.author, source=source.name, from_hand=True)
+            return None
         if s.phase != CHOICE or p["current"][0] != "take-responsibility":
             return Refusal("Take Responsibility is not being resolved now.")
         holder = p["current"][1]
@@ -366,14 +408,24 @@ class PlotCards(RulePlugin):
         card = find_card(cmd.card)
         if card is None or card.key not in p["hands"].get(cmd.author, []):
             return Refusal(f"You do not hold '{cmd.card}'.")
+        if card.key == "chicago-proxy":
+            return self._chicago(tx, cmd)
         if card.key == "close-eye":
+            if self.y2020 and s.phase == WINDOW and p["window"]["kind"] == "after_result" \
+                    and cmd.author in s.actors and not cmd.target:
+                if cmd.author in p.get("declared", []):
+                    return Refusal("You have played it; now name a team member by PM: **CHOOSE: name**.",
+                                   private=True)
+                tx.emit(ev.PLOT_DECLARED, holder=cmd.author, card="close-eye")
+                return None
             if s.phase == WINDOW and p["window"]["kind"] == "after_result" and cmd.target:
                 return self._close_eye(tx, cmd.author, cmd.target, "thread")
             return Refusal("Keeping a Close Eye on You is answered by PM after a mission's result: "
                            "**CHOOSE: name**.", private=True)
         if card.kind == "permanent":
             return Refusal(f"{card.name} works by itself; there is nothing to play.")
-        if s.phase != WINDOW or p["window"]["kind"] != card.window or cmd.author not in s.actors:
+        windows = {card.window} | ({"after_veto"} if card.key == "strong-leader" and self.y2020 else set())
+        if s.phase != WINDOW or p["window"]["kind"] not in windows or cmd.author not in s.actors:
             when = {"round_start": "at the start of a round, before the cards are drawn",
                     "approved": "right after a team is approved"}[card.window]
             return Refusal(f"{card.name} is played {when}. You keep it.")
@@ -381,9 +433,14 @@ class PlotCards(RulePlugin):
             if self._strong_blocked(s):
                 return Refusal("A Strong Leader was played already and no vote has been taken since. "
                                "You keep your card.")
+            after_veto = p["window"]["kind"] == "after_veto"
             tx.emit(ev.PLOT_PLAYED, card=card.key, holder=cmd.author)
             tx.emit(ev.PLOT_WINDOW_CLOSED)
-            self._draw(tx)
+            if after_veto:  # avalon-2020: the holder leads the next proposal of this quest
+                from .engine import open_proposal
+                open_proposal(tx, s.mission, cmd.author)
+            else:
+                self._draw(tx)
             return None
         target = None
         if card.key == "spotlight":
@@ -406,11 +463,38 @@ class PlotCards(RulePlugin):
             self._close_window(tx)
         return None
 
+    def _chicago(self, tx, cmd: PlayCard):
+        s = tx.state
+        form = "**PLAY: Chicago Proxy -> name APPROVE**"
+        if s.phase != "team_vote":
+            return Refusal("Chicago Proxy is played while a team vote is open. You keep it.", form)
+        target = s.seat(cmd.target) if cmd.target else None
+        if target is None or target.name == cmd.author:
+            return Refusal("Name another player whose vote you will cast.", form)
+        if target.disqualified or target.name in s.proxied or target.name in s.not_voting:
+            return Refusal(f"{target.name}'s vote cannot be proxied now.", form)
+        if cmd.author in s.proxied:
+            return Refusal("Your own vote is being cast by someone else.", form)
+        tx.emit(ev.PLOT_PLAYED, card="chicago-proxy", holder=cmd.author, target=target.name)
+        if cmd.choice:
+            tx.emit(ev.VOTE_CAST, player=target.name, vote=cmd.choice, via="proxy", by=cmd.author)
+        return None
+
+    def _proxy_vote(self, tx, cmd: ProxyVote):
+        s = tx.state
+        if s.phase != "team_vote" or s.proxied.get(cmd.target) != cmd.author:
+            return Refusal(f"You are not casting {cmd.target}'s vote.", "**PROXY: name APPROVE**")
+        tx.emit(ev.VOTE_CAST, player=cmd.target, vote=cmd.choice, via="proxy", by=cmd.author)
+        return None
+
     def _close_eye(self, tx, holder: str, target_name: str, via: str):
         s = tx.state
         p = plot(s)
         if holder not in s.actors:
             return Refusal("You have no Keeping a Close Eye on You to answer now.", private=True)
+        if self.y2020 and holder not in p.get("declared", []):
+            return Refusal("First play the card in the thread: **PLAY: Keeping a Close Eye on You**.",
+                           private=True)
         if via != "pm":
             return Refusal("Keeping a Close Eye on You is answered by PM: **CHOOSE: name**.", private=True)
         target = s.seat(target_name)
@@ -437,6 +521,8 @@ class PlotCards(RulePlugin):
         tx.emit(ev.PLOT_WINDOW_CLOSED)
         if kind == "round_start":
             self._draw(tx)
+        elif kind == "after_veto":
+            after_rejection(tx)
         elif kind == "after_result":
             resume_after_mission(tx, after=self)
         else:  # approved: plays resolve in seat order from the leader
@@ -446,6 +532,10 @@ class PlotCards(RulePlugin):
             if veto is not None:
                 tx.emit(ev.TEAM_VETOED, holder=veto[0], card="no-confidence", mission=s.mission,
                         proposal=s.attempt, rejections=s.rejections + 1)
+                holders = self._holders(s, "strong-leader")
+                if self.y2020 and holders and s.rejections < 5:
+                    tx.emit(ev.PLOT_WINDOW, window="after_veto", holders=holders, card="strong-leader")
+                    return
                 after_rejection(tx)
                 return
             open_mission(tx)

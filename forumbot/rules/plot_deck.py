@@ -26,14 +26,22 @@ CARDS: tuple[PlotCard, ...] = (
     PlotCard("establish-confidence", "Establish Confidence", "immediate", None, 0, 1),
     PlotCard("open-up", "Open Up", "immediate", None, 0, 1),
     PlotCard("spotlight", "In the Spotlight", "one-use", "approved", 0, 1),
+    PlotCard("chicago-proxy", "Chicago Proxy", "one-use", "vote", 0, 0),
 )
 BY_KEY = {c.key: c for c in CARDS}
+
+# avalon-2020's fixed deck of 15 (8 players): Chicago Proxy in place of Opinion Maker.
+AVALON_2020 = {"close-eye": 2, "establish-confidence": 1, "strong-leader": 2, "overheard": 2,
+               "no-confidence": 3, "spotlight": 1, "open-up": 1, "take-responsibility": 1,
+               "chicago-proxy": 2}
 
 # Cards drawn at the start of each round (the seed's counts, not the official ones).
 DRAW = {5: 1, 6: 1, 7: 2, 8: 2, 9: 3, 10: 3}
 
 
-def deck_for(players: int) -> list[str]:
+def deck_for(players: int, preset: str = "resistance-plot") -> list[str]:
+    if preset == "avalon-2020":
+        return [k for k, n in AVALON_2020.items() for _ in range(n)]
     return [c.key for c in CARDS for _ in range(c.large if players >= 8 else c.small)]
 
 

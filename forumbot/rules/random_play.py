@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from ..deadlines import due
 from .commands import (Assassinate, Choose, Expire, GiveCard, LadyTarget, MissionOrder, PassCard,
-                       PlayCard, Propose, TakeCard, TeamVote)
+                       PlayCard, Propose, ProxyVote, TakeCard, TeamVote)
 from .plot_deck import BY_KEY
 from .roles import role_set
 from .state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
@@ -24,12 +24,32 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     badges = [n for n, h in s.extra.get("mc", {}).get("hands", {}).items() if "badge" in h and n != s.leader]
     if badges and s.leader and rng.random() < 0.05:
         return PlayCard(at, rng.choice(badges), "Badge of Merit")
+    hands = s.extra.get("plot", {}).get("hands", {})
+    if s.config.preset == "avalon-2020" and rng.random() < 0.03:  # a kept Take Responsibility
+        takers = [n for n, h in hands.items() if "take-responsibility" in h]
+        options = [(n, c) for n, h in hands.items() for c in h]
+        if takers and options:
+            taker = rng.choice(takers)
+            mine = [(n, c) for n, c in options if n != taker]
+            if mine:
+                source, card = rng.choice(mine)
+                return TakeCard(at, taker, BY_KEY[card].name, source)
+    if s.phase == TEAM_VOTE and rng.random() < 0.2:
+        proxies = [n for n, h in hands.items() if "chicago-proxy" in h and n not in s.proxied]
+        targets = [n for n in active if n not in s.proxied and n not in s.not_voting]
+        if proxies and targets:
+            holder = rng.choice(proxies)
+            target = rng.choice([t for t in targets if t != holder] or [holder])
+            return PlayCard(at, holder, "Chicago Proxy", target, rng.choice(["approve", "reject", ""]))
+        if s.proxied:
+            target, holder = rng.choice(sorted(s.proxied.items()))
+            return ProxyVote(at, holder, target, rng.choice(["approve", "reject"]))
     if s.phase == PROPOSAL:
         team = tuple(rng.sample(active, s.team_size())) if len(active) >= s.team_size() else tuple(active)
         public = rng.choice(team) if s.mission in rules.public_order_missions else None
         return Propose(at, s.leader, team, public)
     if s.phase == TEAM_VOTE:
-        voter = rng.choice(s.waiting_for() or active)
+        voter = rng.choice([n for n in (s.waiting_for() or active) if n not in s.proxied] or active)
         opinion = voter in s.extra.get("plot", {}).get("opinion", [])
         pm_only = s.config.team_votes == "pm" or s.mission in rules.pm_vote_missions
         via = "thread" if opinion and s.mission not in rules.pm_vote_missions else ("pm" if pm_only or rng.random() < 0.5 else "thread")
@@ -69,12 +89,14 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         hand = plot["hands"].get(holder, [])
         if rng.random() < 0.5:
             return PassCard(at, holder)
-        if kind == "round_start":
+        if kind in ("round_start", "after_veto"):
             return PlayCard(at, holder, "Strong Leader")
         if kind == "approved" and "no-confidence" in hand and rng.random() < 0.5:
             return PlayCard(at, holder, "No Confidence")
         if kind == "approved" and "spotlight" in hand:
             return PlayCard(at, holder, "In the Spotlight", rng.choice(s.team))
+        if kind == "after_result" and s.config.preset == "avalon-2020" and holder not in plot.get("declared", []):
+            return PlayCard(at, holder, "Keeping a Close Eye on You")
         if kind == "after_result":
             team = [n for n in s.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
             if team:

@@ -42,6 +42,7 @@ class GameState:
     team: tuple[str, ...] = ()
     public: str | None = None  # the designated public order of this proposal
     not_voting: list[str] = field(default_factory=list)  # barred from this vote by a card
+    proxied: dict[str, str] = field(default_factory=dict)  # seat -> who casts its vote (a card)
     critical: set[str] = field(default_factory=set)  # critical votes standing in this vote
     critical_spent: set[str] = field(default_factory=set)
     votes: dict[str, str] = field(default_factory=dict)
@@ -149,6 +150,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.team = tuple(d["team"])
         state.public = d.get("public")
         state.not_voting = list(d.get("not_voting", []))
+        state.proxied = {}
         state.votes, state.vote_via, state.critical = {}, {}, set()
         _open(state, TEAM_VOTE, event)
     elif t == ev.VOTE_CAST:
@@ -162,7 +164,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.vote_history.append(d)
         state.critical_spent |= set(d["critical"])
         defaulted = set(d["defaulted"])
-        barred = set(d.get("not_voting", []))
+        barred = set(d.get("not_voting", [])) | set(d.get("proxied", {}))
         for s in state.seats:
             if s.disqualified or s.name in barred:
                 continue
