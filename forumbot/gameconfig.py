@@ -36,9 +36,6 @@ PLANNED_DEADLINE_KEYS = {"align_to", "close_grace"}
 MISSED_KEYS = {"team_vote", "mission", "disqualify_after"}
 PLANNED_MISSED_KEYS = {"notify_host_after", "allow_abstain"}
 
-# The card decks this version runs, per config key.
-BUILT_DECKS = {"plot_cards": ("resistance-plot", "avalon", "avalon-2020"), "mission_cards": ("so-say-we-all",)}
-
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)
 
@@ -201,17 +198,12 @@ def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
             bad(key, "must be true or false")
     if "lady_of_the_lake" in preset.allowed_keys and isinstance(doc.get("lady_of_the_lake"), bool):
         kw["lady_of_the_lake"] = doc["lady_of_the_lake"]
-    # The decks that are built play by default; the others must be switched off by the host.
+    # The card decks play by default, as in the seeds; `false` switches one off.
     for key, has in (("plot_cards", preset.has_plot_deck), ("mission_cards", preset.name == "so-say-we-all")):
-        if not has:
-            continue
-        value = doc.get(key, True)
-        if value is True and preset.name not in BUILT_DECKS.get(key, ()):
-            bad(key, f"the {preset.name} preset plays with "
-                     f"{'Plot' if key == 'plot_cards' else 'Mission'} Cards, which this version "
-                     f"cannot run yet; add `{key}: false` to play without them")
-        elif isinstance(value, bool):
-            kw[key] = value
+        if has:
+            value = doc.get(key, True)
+            if isinstance(value, bool):
+                kw[key] = value
 
 
 def _choice(doc: dict, key: str, allowed: tuple[str, ...], kw: dict, bad) -> None:
