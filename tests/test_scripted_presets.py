@@ -1,0 +1,145 @@
+"""Scripted whole games through the moderator on the local forum, one per preset, that use
+every card and role of the preset, with the outcome asserted: who learned what by PM,
+what the thread showed, who won and why. Decks are rigged through the shuffle."""
+import pytest
+
+from adapters.local import LocalForum
+from forumbot.rules import events as ev
+from forumbot.rules.plot import PlotCards
+from forumbot.rules.plot_deck import deck_for
+from tests.table import NAMES, LocalPeople, Table
+
+
+@pytest.fixture
+def plot_table(db, clock, monkeypatch):
+    def make(top, preset="resistance-plot", n=8, extra=""):
+        def after_start(self, tx):
+            rest = list(deck_for(len(tx.state.seats), preset))
+            for c in top:
+                rest.remove(c)
+            tx.emit(ev.PLOT_SHUFFLED, deck=list(top) + rest)
+        monkeypatch.setattr(PlotCards, "after_start", after_start)
+        forum = LocalForum(":memory:", clock=clock)
+        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(preset=preset, extra=extra)
+    return make
+
+
+def thread(t):
+    return "\n".join(t.people.thread(t.game.thread))
+
+
+def last_pm(t, who):
+    return t.people.pms_to(who)[-1]
+
+
+def test_resistance_plot_every_card(plot_table):
+    top = ["strong-leader", "close-eye", "no-confidence", "opinion-maker", "take-responsibility",
+           "overheard", "establish-confidence", "open-up", "spotlight", "no-confidence"]
+    t = plot_table(top)
+    a, b, c, d, e, f, g, h = t.players
+    spies = set(t.spies())
+    side = lambda x: "the Spies" if x in spies else "the Resistance"  # noqa: E731
+    good = [x for x in t.players if x not in spies]
+    assert "Plot Cards for mission 1: **Strong Leader**, **Keeping a Close Eye on You**" in thread(t)
+
+    # Round 1 (alice leads): Strong Leader -> bob, Close Eye -> carol; mission 1 succeeds
+    t.say(a, "**GIVE: Strong Leader -> bob**\n\n**GIVE: keeping a close eye -> carol**")
+    t.cycle()
+    assert "alice gives **Strong Leader** to **bob**" in thread(t)
+    team1 = t.propose(good[:3])
+    t.vote_all(True, by_pm=t.players)  # resistance-plot: votes by PM only
+    t.orders()
+    assert t.state.phase == "card_window" and t.state.actors == [c]
+    t.pm(c, f"CHOOSE: {team1[0] if team1[0] != c else team1[1]}")
+    t.cycle()
+    seen = team1[0] if team1[0] != c else team1[1]
+    assert f"**{seen}** played **SUPPORT** on mission 1" in last_pm(t, c)
+
+    # Round 2: bob plays Strong Leader before the draw and hands out No Confidence and Opinion Maker
+    assert t.state.phase == "card_window" and t.state.actors == [b]
+    t.say(b, "**PLAY: Strong Leader**")
+    t.cycle()
+    assert "bob plays **Strong Leader** and leads this round" in thread(t)
+    t.say(b, "**GIVE: No Confidence -> dave**\n\n**GIVE: Opinion Maker -> erin**")
+    t.cycle()
+    assert t.state.leader == b
+    spy = sorted(spies)[0]
+    t.propose([spy] + [x for x in good if x != b][:3])
+    t.pm(e, "APPROVE")  # Opinion Maker: erin's PM vote is refused
+    t.cycle()
+    assert "Opinion Maker" in last_pm(t, e)
+    t.say(e, "**APPROVE**")
+    t.vote_all(True, by_pm=[x for x in t.players if x != e])
+    assert t.state.phase == "card_window" and t.state.actors == [d]
+    t.say(d, "**PASS**")
+    t.cycle()
+    t.orders(sabotage=[spy])
+    assert t.export()["missions"][1]["result"] == "fail"
+
+    # Round 3: Take Responsibility takes dave's No Confidence; Overheard Conversation
+    leader3 = t.state.extra["plot"]["round"]["leader"]
+    receivers = [x for x in t.players if x != leader3]
+    tr, oc = receivers[3], receivers[5]
+    t.say(leader3, f"**GIVE: Take Responsibility -> {tr}**\n\n**GIVE: Overheard Conversation -> {oc}**")
+    t.cycle()
+    t.say(tr, f"**TAKE: No Confidence FROM {d}**")
+    t.cycle()
+    assert f"{tr} takes **No Confidence** from {d}" in thread(t)
+    i = t.state.names.index(oc)
+    neighbour = t.state.names[(i + 1) % 8]
+    t.say(oc, f"**CHOOSE: {neighbour}**")
+    t.cycle()
+    assert f"**{neighbour}** is one of {side(neighbour)}" in last_pm(t, oc)
+    t.propose(good[:4])
+    t.say(e, "**APPROVE**")
+    t.vote_all(True, by_pm=[x for x in t.players if x != e])
+    assert t.state.actors == [tr], (t.state.phase, t.state.waiting_for(), tr, t.people.thread(t.game.thread)[-3:])
+    t.say(tr, "**PLAY: No Confidence**")
+    t.cycle()
+    assert "the approved team is rejected after all" in thread(t) and t.state.rejections == 1
+    t.propose(good[:4])
+    t.say(e, "**APPROVE**")
+    t.vote_all(True, by_pm=[x for x in t.players if x != e])
+    t.orders()
+    assert t.export()["missions"][2]["result"] == "success"
+
+    # Round 4: Establish Confidence (the leader's own) and Open Up; mission 4 fails
+    leader4 = t.state.extra["plot"]["round"]["leader"]
+    others = [x for x in t.players if x != leader4]
+    ou = others[0]
+    t.say(leader4, f"**GIVE: Open Up -> {ou}**")
+    t.cycle()
+    ec_target, ou_target = others[1], others[2]
+    t.say(leader4, f"**CHOOSE: {ec_target}**")
+    t.cycle()
+    assert f"**{leader4}** is one of {side(leader4)}" in last_pm(t, ec_target)
+    t.say(ou, f"**CHOOSE: {ou_target}**")
+    t.cycle()
+    assert f"**{ou}** is one of {side(ou)}" in last_pm(t, ou_target)
+    spies_list = sorted(spies)
+    team4 = spies_list[:2] + [x for x in good][:3]
+    t.propose(team4)
+    t.say(e, "**APPROVE**")
+    t.vote_all(True, by_pm=[x for x in t.players if x != e])
+    t.orders(sabotage=spies_list[:2])
+    assert t.export()["missions"][3]["result"] == "fail"
+
+    # Round 5: In the Spotlight shows one order; the Resistance wins
+    leader5 = t.state.extra["plot"]["round"]["leader"]
+    others = [x for x in t.players if x != leader5]
+    t.say(leader5, f"**GIVE: In the Spotlight -> {others[0]}**\n\n**GIVE: No Confidence -> {others[1]}**")
+    t.cycle()
+    team5 = t.propose(good[:5] if len(good) >= 5 else None)
+    t.say(e, "**APPROVE**")
+    t.vote_all(True, by_pm=[x for x in t.players if x != e])
+    t.say(others[0], f"**PLAY: In the Spotlight -> {team5[0]}**")
+    t.say(others[1], "**PASS**")
+    t.cycle()
+    t.orders()
+    assert f"In the Spotlight: **{team5[0]}**'s order on mission 5 was **SUPPORT**" in thread(t)
+    result = t.export()
+    assert (result["winner"], result["win_reason"]) == ("resistance", "missions")
+    assert [m["result"] for m in result["missions"]] == ["success", "fail", "success", "fail", "success"]
+    used = {x["data"]["card"] for x in result["events"] if x["type"] in ("plot_given", "plot_played", "plot_reveal")}
+    assert used >= {"strong-leader", "close-eye", "no-confidence", "opinion-maker", "take-responsibility",
+                    "overheard", "establish-confidence", "open-up", "spotlight"}
