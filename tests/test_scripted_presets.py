@@ -143,3 +143,123 @@ def test_resistance_plot_every_card(plot_table):
     used = {x["data"]["card"] for x in result["events"] if x["type"] in ("plot_given", "plot_played", "plot_reveal")}
     assert used >= {"strong-leader", "close-eye", "no-confidence", "opinion-maker", "take-responsibility",
                     "overheard", "establish-confidence", "open-up", "spotlight"}
+
+
+@pytest.fixture
+def sswa_table(db, clock, monkeypatch):
+    from forumbot.rules.mission_cards import EV_SHUFFLED, MissionCards
+
+    def make(deck, n=6):
+        monkeypatch.setattr(MissionCards, "after_start",
+                            lambda self, tx: tx.emit(EV_SHUFFLED, deck=list(deck)))
+        forum = LocalForum(":memory:", clock=clock)
+        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(preset="so-say-we-all")
+    return make
+
+
+def test_so_say_we_all_every_mission_card(sswa_table):
+    deck = ["prepare", "establish-confidence", "counterespionage", "badge", "interrogation", "tracker",
+            "delayed", "badge", "counterfeit", "delayed"]
+    t = sswa_table(deck)
+    cylons = t.spies()
+    humans = [x for x in t.players if x not in cylons]
+    side = lambda x: "the Cylons" if x in cylons else "the Humans"  # noqa: E731
+    cmdr = t.state.extra["commander"]
+    assert t.state.names[0] == cmdr
+    assert "draws **Prepare for the Future** and **Establish Confidence**" in thread(t)
+
+    # Mission 1: PFF is kept; EC reveals the Commander to a player; PM votes, a Critical Vote, a preload
+    x = next(p for p in t.players if p != cmdr)
+    t.say(cmdr, f"**CHOOSE: {x}**")
+    t.cycle()
+    assert f"**{cmdr}** is one of {side(cmdr)}" in last_pm(t, x)
+    team = humans[:2]
+    t.propose(team)
+    t.pm(team[0], "SUPPORT")  # preloaded before the vote closes
+    t.cycle()
+    assert "preloaded" in last_pm(t, team[0])
+    t.pm(humans[2], "CRITICAL APPROVE")
+    for p in t.players:
+        if p != humans[2]:
+            t.pm(p, "APPROVE")
+    t.cycle()
+    assert t.export()["votes"][0]["critical"] == [humans[2]]
+    t.pm(team[1], "SUPPORT")
+    t.cycle()
+    assert t.export()["missions"][0]["result"] == "success"
+
+    # Mission 2: PFF played on Counterespionage; Badge given; a public order; it fails
+    holder = cmdr
+    cmdr = t.state.extra["commander"]
+    assert t.state.actors == [holder]
+    t.say(holder, "**PLAY: Prepare for the Future -> Counterespionage**")
+    t.cycle()
+    ce_to = next(p for p in t.players if p not in (holder,))
+    t.say(holder, f"**GIVE: Counterespionage -> {ce_to}**")
+    t.cycle()
+    badge_to = next(p for p in t.players if p not in (cmdr, t.state.leader))
+    t.say(cmdr, f"**GIVE: Badge of Merit -> {badge_to}**")
+    t.cycle()
+    leader = t.state.leader
+    team = [cylons[0]] + humans[:2]
+    t.say(leader, f"**PROPOSE: {', '.join(team)}; PUBLIC: {cylons[0]}**")
+    t.cycle()
+    t.vote_all(True)
+    t.say(cylons[0], "**SABOTAGE**")
+    t.orders(skip=[cylons[0]])
+    assert f"{cylons[0]}'s public order: **SABOTAGE**" in thread(t)
+    assert t.export()["missions"][1]["result"] == "fail"
+
+    # Mission 3: Counterespionage used; Interrogation; Secret Tracker; the count is hidden
+    cmdr = t.state.extra["commander"]
+    assert t.state.actors == [ce_to]
+    target = next(p for p in t.players if p != ce_to)
+    t.say(ce_to, f"**PLAY: Counterespionage -> {target}**")
+    t.cycle()
+    assert f"**{target}** is one of {side(target)}" in last_pm(t, ce_to)
+    vi = next(p for p in t.players if p != cmdr)
+    t.say(cmdr, f"**CHOOSE: {vi}**")
+    t.cycle()
+    assert f"**{vi}** is one of {side(vi)}" in last_pm(t, cmdr)
+    tracked = humans[0] if humans[0] != cmdr else humans[1]
+    t.say(cmdr, f"**CHOOSE: {tracked}**")
+    t.cycle()
+    team = [tracked] + [h for h in humans if h != tracked][:3]
+    t.propose(team)
+    t.vote_all(True, by_pm=t.players)
+    t.orders()
+    assert f"**{tracked}** played **SUPPORT** on mission 3" in last_pm(t, cmdr)
+    assert "the number of SABOTAGEs is not revealed" in thread(t)
+
+    # Mission 4: Delayed by Bureaucracy bars the Commander; the Badge moves its holder; two fails needed
+    cmdr = t.state.extra["commander"]
+    badge2 = next(p for p in t.players if p not in (cmdr,))
+    t.say(cmdr, f"**GIVE: Badge of Merit -> {badge2}**")
+    t.cycle()
+    assert t.state.not_voting == [] and t.state.phase == "proposal"
+    leader = t.state.leader
+    t.propose([x for x in t.players if x != cmdr][:3])
+    assert t.state.not_voting == [cmdr]
+    t.say(badge_to, "**PLAY: Badge of Merit**")
+    t.cycle()
+    assert t.state.names[t.state.names.index(leader) + 1] == badge_to
+    t.vote_all(False, by_pm=t.players)
+    assert t.export()["votes"][-1]["not_voting"] == [cmdr]
+    assert t.state.leader == badge_to
+    team = cylons[:2] + [humans[0]]
+    t.propose(team)
+    t.vote_all(True, by_pm=t.players)
+    t.orders(sabotage=cylons[:2])
+    m4 = t.export()["missions"][3]
+    assert (m4["result"], m4["sabotages"]) == ("fail", 2)  # two SABOTAGEs fail mission 4
+
+    # Mission 5: Counterfeit Equipment discards the Delayed by Bureaucracy; the Humans win
+    assert "the other card is discarded without effect" in thread(t)
+    t.propose(humans[:4])
+    t.vote_all(True, by_pm=t.players)
+    t.orders()
+    result = t.export()
+    assert (result["winner"], result["win_reason"]) == ("resistance", "missions")
+    kinds = {e["data"]["card"] for e in result["events"] if e["type"] in ("mc_done", "mc_played")}
+    assert kinds >= {"prepare", "establish-confidence", "counterespionage", "badge", "interrogation",
+                     "tracker", "delayed", "counterfeit"}
