@@ -263,3 +263,114 @@ def test_so_say_we_all_every_mission_card(sswa_table):
     kinds = {e["data"]["card"] for e in result["events"] if e["type"] in ("mc_done", "mc_played")}
     assert kinds >= {"prepare", "establish-confidence", "counterespionage", "badge", "interrogation",
                      "tracker", "delayed", "counterfeit"}
+
+
+def test_avalon_2020_cards_roles_and_assassination(plot_table):
+    top = ["chicago-proxy", "no-confidence", "strong-leader", "take-responsibility",
+           "close-eye", "spotlight", "overheard", "open-up"]
+    t = plot_table(top, preset="avalon-2020")
+    roles = {s.name: s.role for s in t.state.seats}
+    who = {r: n for n, r in roles.items() if r != "servant"}
+    # evil PMs name the other two with their roles; Merlin sees Morgana and the Assassin, not Mordred
+    pm = next(p for p in t.people.pms_to(who["assassin"]) if "Your role" in p)
+    assert f"{who['morgana']} (Morgana)" in pm and f"{who['mordred']} (Mordred)" in pm
+    pm = next(p for p in t.people.pms_to(who["merlin"]) if "Your role" in p)
+    assert who["morgana"] in pm and who["assassin"] in pm and who["mordred"] not in pm
+    good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
+    lead = t.state.extra["plot"]["round"]["leader"]
+    proxy, vetoer = [n for n in t.players if n != lead][:2]
+    t.say(lead, f"**GIVE: Chicago Proxy -> {proxy}**\n\n**GIVE: No Confidence -> {vetoer}**")
+    t.cycle()
+    # Mission 1: Chicago Proxy casts another player's vote; votes close 12 hours after the proposal
+    team = t.propose(good[:3])
+    victim = next(n for n in t.players if n not in (proxy,))
+    t.say(proxy, f"**PLAY: Chicago Proxy -> {victim} REJECT**")
+    t.cycle()
+    t.say(victim, "**APPROVE**")
+    t.cycle()
+    assert f"cast by {proxy}" in t.people.thread(t.game.thread)[-1]
+    t.vote_all(True, skip=[victim])
+    assert t.state.phase == "team_vote"  # no early close in avalon-2020
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["proxied"] == {victim: proxy} and v["votes"][victim] == "reject"
+    assert f"| {victim} (proxied by {proxy}) | REJECT |" in thread(t)
+    # the No Confidence window, then the mission
+    assert t.state.actors == [vetoer]
+    t.say(vetoer, "**PASS**")
+    t.cycle()
+    t.orders()
+    assert t.export()["missions"][0]["result"] == "success"
+    # Mission 2: Strong Leader and Take Responsibility are dealt; TR is kept and played at will
+    lead = t.state.extra["plot"]["round"]["leader"]
+    others = [n for n in t.players if n != lead]
+    sl, tr = others[2], others[3]
+    t.say(lead, f"**GIVE: Strong Leader -> {sl}**\n\n**GIVE: Take Responsibility -> {tr}**")
+    t.cycle()
+    assert t.state.phase == "proposal"
+    t.say(tr, f"**TAKE: No Confidence FROM {vetoer}**")
+    t.cycle()
+    assert f"{tr} takes **No Confidence** from {vetoer}" in thread(t)
+    t.propose(good[:4])
+    t.vote_all(True)
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    t.say(tr, "**PLAY: No Confidence**")
+    t.cycle()
+    # right after a No Confidence, a Strong Leader window
+    assert t.state.phase == "card_window" and t.state.actors == [sl]
+    t.say(sl, "**PLAY: Strong Leader**")
+    t.cycle()
+    assert t.state.leader == sl and t.state.rejections == 1
+    t.propose([who["mordred"]] + good[:3])
+    t.vote_all(True)
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    t.orders(sabotage=[who["mordred"]])
+    assert t.export()["missions"][1]["result"] == "fail"
+    # Mission 3: In the Spotlight, then Close Eye played in the thread and answered by PM
+    lead = t.state.extra["plot"]["round"]["leader"]
+    others = [n for n in t.players if n != lead]
+    eye, spot = others[0], others[1]
+    t.say(lead, f"**GIVE: Keeping a Close Eye on You -> {eye}**\n\n**GIVE: In the Spotlight -> {spot}**")
+    t.cycle()
+    team = t.propose(good[:4])
+    t.vote_all(True)
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    t.say(spot, f"**PLAY: In the Spotlight -> {team[0]}**")
+    t.cycle()
+    t.orders()
+    assert t.state.actors == [eye]
+    looked = next(n for n in team if n != eye)
+    t.pm(eye, f"CHOOSE: {looked}")
+    t.cycle()
+    assert "First play the card in the thread" in last_pm(t, eye)
+    t.say(eye, "**PLAY: Keeping a Close Eye on You**")
+    t.pm(eye, f"CHOOSE: {looked}")
+    t.cycle()
+    assert f"**{looked}** played **SUPPORT** on mission 3" in last_pm(t, eye)
+    # Mission 4: Overheard Conversation and Open Up, then the third success
+    lead = t.state.extra["plot"]["round"]["leader"]
+    others = [n for n in t.players if n != lead]
+    t.say(lead, f"**GIVE: Overheard Conversation -> {others[0]}**\n\n**GIVE: Open Up -> {others[1]}**")
+    t.cycle()
+    i = t.state.names.index(others[0])
+    t.say(others[0], f"**CHOOSE: {t.state.names[i - 1]}**")
+    t.say(others[1], f"**CHOOSE: {lead}**")  # avalon-2020: Open Up may target the leader
+    t.cycle()
+    heard = t.state.names[i - 1]
+    assert f"**{heard}** is one of" in last_pm(t, others[0])
+    assert f"**{others[1]}** is one of" in last_pm(t, lead)
+    t.propose(good[:5])
+    t.vote_all(True)
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    t.orders()
+    assert t.state.phase == "assassination"
+    t.say(who["assassin"], f"**ASSASSINATE: {who['merlin']}**")
+    t.cycle()
+    e = t.export()
+    assert (e["winner"], e["win_reason"]) == ("spies", "assassination")
+    assert f"In the Spotlight: **{team[0]}**'s order on mission 3 was **SUPPORT**" in thread(t)
