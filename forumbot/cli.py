@@ -29,17 +29,27 @@ def main(argv: list[str] | None = None) -> int:
     return {"run": _run, "demo": _demo, "export": _export, "check-config": _check}[args.command](args)
 
 
-def _run(args) -> int:
-    from .moderator import Moderator
-    from .scheduler import run_forever
-    from .settings import SettingsError, load_settings, make_forum
+def _settings_and_store(args):
+    """Load the settings and open the database; None (after saying why) if they are bad."""
+    from .settings import SettingsError, load_settings
 
     try:
         settings = load_settings(args.settings)
     except SettingsError as e:
         print(f"settings: {e}", file=sys.stderr)
-        return 2
+        return None
     store.connect(settings.database_url)
+    return settings
+
+
+def _run(args) -> int:
+    from .moderator import Moderator
+    from .scheduler import run_forever
+    from .settings import make_forum
+
+    settings = _settings_and_store(args)
+    if settings is None:
+        return 2
     mod = Moderator(make_forum(settings), hosts=settings.hosts)
     if args.once:
         report = mod.cycle()
@@ -72,14 +82,9 @@ def _demo(args) -> int:
 
 def _export(args) -> int:
     from .export import export_game
-    from .settings import SettingsError, load_settings
 
-    try:
-        settings = load_settings(args.settings)
-    except SettingsError as e:
-        print(f"settings: {e}", file=sys.stderr)
+    if _settings_and_store(args) is None:
         return 2
-    store.connect(settings.database_url)
     tag = args.game.strip().upper().removeprefix("G")
     game = store.Game.get_or_none(store.Game.id == int(tag)) if tag.isdigit() else None
     if game is None:
