@@ -1,0 +1,40 @@
+"""The INI settings of commands.md."""
+import pytest
+
+from forumbot.settings import SettingsError, load_settings
+
+
+def test_no_settings_means_the_local_forum_and_sqlite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FORUMBOT_SETTINGS", raising=False)
+    s = load_settings()
+    assert (s.forum, s.database_url) == ("local", "sqlite:///forumbot.db")
+
+
+def test_every_setting(tmp_path):
+    f = tmp_path / "s.ini"
+    f.write_text("[bot]\nforum = reddit\npoll_interval = 90s\nhosts = u/Alice, bob\n"
+                 "[database]\nurl = postgresql://u@h/db\n"
+                 "[reddit]\nclient_id = id\nclient_secret = sec\nusername = thebot\npassword = pw\n"
+                 "user_agent = ua ; a comment\noauth_url = http://127.0.0.1:1\nreddit_url = http://127.0.0.1:1\n")
+    s = load_settings(str(f))
+    assert (s.forum, s.poll_interval, s.hosts) == ("reddit", 90, {"Alice", "bob"})
+    assert s.database_url == "postgresql://u@h/db" and s.bot_name == "thebot"
+    assert s.reddit["user_agent"] == "ua" and s.reddit["oauth_url"] == "http://127.0.0.1:1"
+
+
+def test_the_environment_names_the_file(tmp_path, monkeypatch):
+    f = tmp_path / "env.ini"
+    f.write_text("[bot]\nforum = local\npoll_interval = 5m\n")
+    monkeypatch.setenv("FORUMBOT_SETTINGS", str(f))
+    assert load_settings().poll_interval == 300
+
+
+@pytest.mark.parametrize("text", ["[bot]\nforum = myspace\n", "[bot]\npoll_interval = often\n"])
+def test_bad_settings_are_refused(tmp_path, text):
+    f = tmp_path / "bad.ini"
+    f.write_text(text)
+    with pytest.raises(SettingsError):
+        load_settings(str(f))
+    with pytest.raises(SettingsError):
+        load_settings(str(tmp_path / "missing.ini"))
