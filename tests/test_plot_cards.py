@@ -446,3 +446,21 @@ def test_close_eye_is_played_in_the_thread_then_answered_by_pm(rigged2020):
     g.do(PlayCard(g.tick(), holder, "Keeping a Close Eye on You"))
     g.do(Choose(g.tick(), holder, team[0], via="pm"))
     assert [e.data["subject"] for e in g.log if e.type == "plot_reveal"] == [team[0]]
+
+
+def test_a_card_no_one_may_receive_is_discarded(rigged2020):
+    """With every other player holding a card from this round or disqualified, the rest of
+    the drawn cards are discarded at once (found by bench/engine.py)."""
+    g = rigged2020(["no-confidence", "strong-leader"])
+    from forumbot.rules import events as rev
+    from forumbot.rules.engine import Tx
+    from forumbot.rules.hooks import plugins_for
+
+    leader = P(g)["round"]["leader"]
+    others = [n for n in g.state.names if n != leader]
+    tx = Tx(g.state, g.tick(), plugins_for(g.config))
+    for n in others[1:]:  # all but one are disqualified (avalon-2020 disqualifies after two misses)
+        tx.emit(rev.PLAYER_DISQUALIFIED, player=n, missed=2, reason="test")
+    g.state = tx.state
+    give(g, "no conf", others[0])
+    assert P(g)["discard"] == ["strong-leader"] and g.state.phase == "proposal"

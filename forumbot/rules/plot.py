@@ -246,6 +246,20 @@ class PlotCards(RulePlugin):
         for card in cards:
             if card == "establish-confidence":  # the leader's own card
                 tx.emit(ev.PLOT_GIVEN, card=card, to=leader, by=leader, own=True)
+        self._after_give(tx)
+
+    def _receivers(self, s: GameState) -> list[str]:
+        p = plot(s)
+        leader = p["round"]["leader"]
+        return [n for n in s.names if n != leader and n not in p["given_to"] and not s.seat(n).disqualified]
+
+    def _after_give(self, tx) -> None:
+        """Resolve the immediate cards once every drawn card is given; a card no one may
+        receive any more (everyone else has one, or is disqualified) is discarded."""
+        s = tx.state
+        if plot(s)["drawn"] and not self._receivers(s):
+            for card in list(plot(s)["drawn"]):
+                tx.emit(ev.PLOT_DISCARDED, card=card, reason="no one is left to receive it")
         if not plot(s)["drawn"]:
             self._next_choice(tx)
 
@@ -340,8 +354,7 @@ class PlotCards(RulePlugin):
         if target.disqualified:
             return Refusal(f"{target.name} is disqualified.", form)
         tx.emit(ev.PLOT_GIVEN, card=card.key, to=target.name, by=leader)
-        if not plot(s)["drawn"]:
-            self._next_choice(tx)
+        self._after_give(tx)
         return None
 
     def _choose(self, tx, cmd: Choose):
