@@ -267,7 +267,7 @@ def test_so_say_we_all_every_mission_card(sswa_table):
 
 def test_avalon_2020_cards_roles_and_assassination(plot_table):
     top = ["chicago-proxy", "no-confidence", "strong-leader", "take-responsibility",
-           "close-eye", "spotlight", "overheard", "open-up"]
+           "close-eye", "spotlight", "overheard", "open-up", "establish-confidence", "no-confidence"]
     t = plot_table(top, preset="avalon-2020")
     roles = {s.name: s.role for s in t.state.seats}
     who = {r: n for n, r in roles.items() if r != "servant"}
@@ -363,14 +363,92 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     heard = t.state.names[i - 1]
     assert f"**{heard}** is one of" in last_pm(t, others[0])
     assert f"**{others[1]}** is one of" in last_pm(t, lead)
+    t.propose([who["mordred"], who["morgana"]] + good[:3])
+    t.vote_all(True)
+    t.clock.advance(hours=12, minutes=1)
+    t.cycle()
+    t.orders(sabotage=[who["mordred"], who["morgana"]])
+    assert t.export()["missions"][3]["result"] == "fail"  # two SABOTAGEs on mission 4
+    # Mission 5: Establish Confidence, the leader's own card
+    lead = t.state.extra["plot"]["round"]["leader"]
+    others = [n for n in t.players if n != lead]
+    t.say(lead, f"**GIVE: No Confidence -> {others[0]}**")
+    t.cycle()
+    t.say(lead, f"**CHOOSE: {others[1]}**")
+    t.cycle()
+    assert f"**{lead}** is one of" in last_pm(t, others[1])
     t.propose(good[:5])
     t.vote_all(True)
     t.clock.advance(hours=12, minutes=1)
     t.cycle()
+    t.say(others[0], "**PASS**")
+    t.cycle()
     t.orders()
     assert t.state.phase == "assassination"
+    used = {x["data"]["card"] for x in t.export()["events"] if x["type"] in ("plot_given", "plot_played", "plot_reveal")}
+    assert used == {"chicago-proxy", "no-confidence", "strong-leader", "take-responsibility", "close-eye",
+                    "spotlight", "overheard", "open-up", "establish-confidence"}
     t.say(who["assassin"], f"**ASSASSINATE: {who['merlin']}**")
     t.cycle()
     e = t.export()
     assert (e["winner"], e["win_reason"]) == ("spies", "assassination")
     assert f"In the Spotlight: **{team[0]}**'s order on mission 3 was **SUPPORT**" in thread(t)
+
+
+def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
+    t = plot_table(["no-confidence", "opinion-maker", "strong-leader"], preset="avalon", n=10,
+                   extra="roles: [percival, morgana, mordred, oberon]\nlady_of_the_lake: true\n")
+    roles = {s.name: s.role for s in t.state.seats}
+    who = {r: n for n, r in roles.items() if r not in ("servant", "minion")}
+    assert set(who) == {"merlin", "percival", "assassin", "morgana", "mordred", "oberon"}
+    role_pm = lambda n: next(p for p in t.people.pms_to(n) if "Your role" in p)  # noqa: E731
+    merlin = role_pm(who["merlin"])
+    assert who["oberon"] in merlin and who["assassin"] in merlin and who["mordred"] not in merlin
+    oberon = role_pm(who["oberon"])
+    assert not any(n in oberon for n in t.players if n != who["oberon"])  # Oberon knows no one
+    assassin = role_pm(who["assassin"])
+    assert who["morgana"] in assassin and who["mordred"] in assassin and who["oberon"] not in assassin
+    assert "(Minion of Mordred)" in assassin and "(Morgana)" not in assassin  # who, not which role
+    percival = role_pm(who["percival"])
+    assert f"{who['merlin']} (Merlin or Morgana)" in percival and f"{who['morgana']} (Merlin or Morgana)" in percival
+    good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
+    # round 1: the first leader hands out three cards (10 players)
+    lead = t.state.extra["plot"]["round"]["leader"]
+    others = [n for n in t.players if n != lead]
+    t.say(lead, f"**GIVE: No Confidence -> {others[0]}**\n\n**GIVE: Opinion Maker -> {others[1]}**"
+                f"\n\n**GIVE: Strong Leader -> {others[2]}**")
+    t.cycle()
+    for mission in range(1, 4):
+        if t.state.phase == "hand_out":
+            lead = t.state.extra["plot"]["round"]["leader"]
+            rest = [n for n in t.players if n != lead]
+            for card, to in zip(list(t.state.extra["plot"]["drawn"]), rest, strict=False):
+                from forumbot.rules.plot_deck import BY_KEY
+                t.say(lead, f"**GIVE: {BY_KEY[card].name} -> {to}**")
+            t.cycle()
+        while t.state.phase in ("plot_choice", "card_window"):
+            t.clock.advance(days=2)
+            t.cycle()
+        t.propose(good[: t.state.team_size()])
+        t.vote_all(True)
+        while t.state.phase == "card_window":
+            for h in list(t.state.actors):
+                t.say(h, "**PASS**")
+            t.cycle()
+        t.orders()
+        while t.state.phase == "card_window":
+            t.clock.advance(days=1)
+            t.cycle()
+        if mission == 2:  # the Lady after mission 2: allegiance only, by PM
+            holder = t.state.extra["lady"]
+            assert t.state.phase == "lady" and holder == t.state.names[-1]
+            t.say(holder, f"**LADY: {who['oberon']}**")
+            t.cycle()
+            lady = last_pm(t, holder)
+            assert f"**{who['oberon']}** is one of the Minions of Mordred" in lady and "Oberon" not in lady
+    assert t.state.phase == "assassination"
+    t.say(who["assassin"], f"**ASSASSINATE: {who['percival']}**")  # Morgana's decoy worked
+    t.cycle()
+    e = t.export()
+    assert (e["winner"], e["win_reason"]) == ("resistance", "missions")
+    assert "names **" + who["percival"] + "** and misses" in thread(t)
