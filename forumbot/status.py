@@ -21,6 +21,10 @@ def public_status(state: GameState, tag: str) -> str:
         n = len(state.team)
         lines.append(f"Mission {state.mission} is under way: {len(state.orders)} of {n} orders "
                      f"are in.{deadline}")
+    elif state.running:  # a card, the Lady or the assassination: those who must act are public
+        step = state.phase.replace("_", " ")
+        who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
+        lines.append(f"Mission {state.mission or 1}: the {step} step.{who}{deadline}")
     else:
         lines.append(f"The game is over: {state.winner} won ({state.win_reason}).")
     return " ".join(lines)

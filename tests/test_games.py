@@ -277,3 +277,16 @@ def test_so_say_we_all_through_the_moderator(table):
     posts = t.people.thread(t.game.thread)
     assert any(f"{human}'s public order: **SUPPORT**" in p for p in posts)
     assert t.export()["missions"][1]["result"] == "success"
+
+
+def test_status_during_a_card_step(db, clock):
+    from adapters.local import LocalForum
+    from tests.table import LocalPeople, Table
+
+    forum = LocalForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock, players=["alice", "bob", "carol", "dave", "erin"]).start(
+        preset="resistance-plot")
+    t.pm("bob", "STATUS")
+    t.cycle()
+    answer = t.people.pms_to("bob")[-1]
+    assert "hand out step" in answer and "Waiting for: alice" in answer and "over" not in answer
