@@ -396,7 +396,10 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
 
 
 def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
-    t = plot_table(["no-confidence", "opinion-maker", "strong-leader"], preset="avalon", n=10,
+    top = ["no-confidence", "opinion-maker", "strong-leader",
+           "close-eye", "take-responsibility", "overheard",
+           "establish-confidence", "open-up", "spotlight"]
+    t = plot_table(top, preset="avalon", n=10,
                    extra="roles: [percival, morgana, mordred, oberon]\nlady_of_the_lake: true\n")
     roles = {s.name: s.role for s in t.state.seats}
     who = {r: n for n, r in roles.items() if r not in ("servant", "minion")}
@@ -412,43 +415,88 @@ def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
     percival = role_pm(who["percival"])
     assert f"{who['merlin']} (Merlin or Morgana)" in percival and f"{who['morgana']} (Merlin or Morgana)" in percival
     good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
-    # round 1: the first leader hands out three cards (10 players)
-    lead = t.state.extra["plot"]["round"]["leader"]
-    others = [n for n in t.players if n != lead]
-    t.say(lead, f"**GIVE: No Confidence -> {others[0]}**\n\n**GIVE: Opinion Maker -> {others[1]}**"
-                f"\n\n**GIVE: Strong Leader -> {others[2]}**")
-    t.cycle()
-    for mission in range(1, 4):
-        if t.state.phase == "hand_out":
-            lead = t.state.extra["plot"]["round"]["leader"]
-            rest = [n for n in t.players if n != lead]
-            for card, to in zip(list(t.state.extra["plot"]["drawn"]), rest, strict=False):
-                from forumbot.rules.plot_deck import BY_KEY
-                t.say(lead, f"**GIVE: {BY_KEY[card].name} -> {to}**")
-            t.cycle()
-        while t.state.phase in ("plot_choice", "card_window"):
-            t.clock.advance(days=2)
-            t.cycle()
-        t.propose(good[: t.state.team_size()])
+
+    def leader():
+        return t.state.extra["plot"]["round"]["leader"]
+
+    def others(*skip):
+        return [n for n in t.players if n != leader() and n not in skip]
+
+    def approve():
         t.vote_all(True)
-        while t.state.phase == "card_window":
-            for h in list(t.state.actors):
-                t.say(h, "**PASS**")
-            t.cycle()
-        t.orders()
-        while t.state.phase == "card_window":
-            t.clock.advance(days=1)
-            t.cycle()
-        if mission == 2:  # the Lady after mission 2: allegiance only, by PM
-            holder = t.state.extra["lady"]
-            assert t.state.phase == "lady" and holder == t.state.names[-1]
-            t.say(holder, f"**LADY: {who['oberon']}**")
-            t.cycle()
-            lady = last_pm(t, holder)
-            assert f"**{who['oberon']}** is one of the Minions of Mordred" in lady and "Oberon" not in lady
+
+    # Round 1: No Confidence, Opinion Maker, Strong Leader are given; No Confidence is played
+    nc, om, sl = others()[:3]
+    t.say(leader(), f"**GIVE: No Confidence -> {nc}**\n\n**GIVE: Opinion Maker -> {om}**"
+                    f"\n\n**GIVE: Strong Leader -> {sl}**")
+    t.cycle()
+    t.propose(good[:3])
+    t.pm(om, "APPROVE")
+    t.cycle()
+    assert "Opinion Maker" in last_pm(t, om)
+    approve()
+    t.say(nc, "**PLAY: No Confidence**")
+    t.cycle()
+    assert t.state.rejections == 1 and t.state.phase == "proposal"
+    t.propose(good[:3])
+    approve()
+    t.orders()
+    # Round 2: Strong Leader before the draw; Close Eye, Take Responsibility, Overheard
+    assert t.state.actors == [sl]
+    t.say(sl, "**PLAY: Strong Leader**")
+    t.cycle()
+    eye, tr, oc = others()[:3]
+    t.say(leader(), f"**GIVE: Keeping a Close Eye on You -> {eye}**\n\n**GIVE: Take Responsibility -> {tr}**"
+                    f"\n\n**GIVE: Overheard Conversation -> {oc}**")
+    t.cycle()
+    t.say(tr, f"**TAKE: Opinion Maker FROM {om}**")
+    t.cycle()
+    i = t.state.names.index(oc)
+    heard = t.state.names[(i + 1) % 10]
+    t.say(oc, f"**CHOOSE: {heard}**")
+    t.cycle()
+    assert f"**{heard}** is one of" in last_pm(t, oc)
+    team = t.propose(good[:4])
+    approve()
+    t.orders()
+    # after mission 2: the Lady first (allegiance only), then Keeping a Close Eye on You
+    holder = t.state.extra["lady"]
+    assert t.state.phase == "lady" and holder == t.state.names[-1]
+    t.say(holder, f"**LADY: {who['oberon']}**")
+    t.cycle()
+    lady = last_pm(t, holder)
+    assert f"**{who['oberon']}** is one of the Minions of Mordred" in lady and "Oberon" not in lady
+    assert t.state.phase == "card_window" and t.state.actors == [eye]
+    looked = next(n for n in team if n != eye)
+    t.pm(eye, f"CHOOSE: {looked}")
+    t.cycle()
+    assert f"**{looked}** played **SUPPORT** on mission 2" in last_pm(t, eye)
+    # Round 3: Establish Confidence (the leader's own), Open Up, In the Spotlight
+    ou, spot = others()[:2]
+    t.say(leader(), f"**GIVE: Open Up -> {ou}**\n\n**GIVE: In the Spotlight -> {spot}**")
+    t.cycle()
+    ec_target = others(ou)[0]
+    lead = leader()
+    t.say(lead, f"**CHOOSE: {ec_target}**")
+    t.cycle()
+    assert f"**{lead}** is one of" in last_pm(t, ec_target)
+    ou_target = others(ou)[1]
+    t.say(ou, f"**CHOOSE: {ou_target}**")
+    t.cycle()
+    assert f"**{ou}** is one of" in last_pm(t, ou_target)
+    team = t.propose(good[:4])
+    approve()
+    t.say(spot, f"**PLAY: In the Spotlight -> {team[0]}**")
+    t.cycle()
+    t.orders()
+    assert f"In the Spotlight: **{team[0]}**'s order on mission 3 was **SUPPORT**" in thread(t)
+    # three successes: the Assassin misses, fooled by Morgana's mask
     assert t.state.phase == "assassination"
-    t.say(who["assassin"], f"**ASSASSINATE: {who['percival']}**")  # Morgana's decoy worked
+    t.say(who["assassin"], f"**ASSASSINATE: {who['percival']}**")
     t.cycle()
     e = t.export()
     assert (e["winner"], e["win_reason"]) == ("resistance", "missions")
     assert "names **" + who["percival"] + "** and misses" in thread(t)
+    used = {x["data"]["card"] for x in e["events"] if x["type"] in ("plot_given", "plot_played", "plot_reveal", "plot_taken")}
+    assert used >= {"no-confidence", "opinion-maker", "strong-leader", "close-eye", "take-responsibility",
+                    "overheard", "establish-confidence", "open-up", "spotlight"}
