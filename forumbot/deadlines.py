@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from .rules.commands import Expire
+from .rules.commands import Expire, Remind
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -56,13 +56,34 @@ def window(state: GameState) -> int | None:
 
 
 def due(state: GameState) -> datetime | None:
-    """When the open phase closes by itself."""
-    if not state.running or state.phase_opened_at is None:
+    """When the open phase closes by itself (never while the game is paused)."""
+    if not state.running or state.phase_opened_at is None or state.paused_at is not None:
         return None
     length = window(state)
     if length is None:
         return None
-    return state.phase_opened_at + timedelta(seconds=length)
+    return state.phase_opened_at + timedelta(seconds=length + state.extension)
+
+
+def remind_at(state: GameState) -> datetime | None:
+    """When the players who still have to act are reminded, once per deadline."""
+    when, before = due(state), state.config.deadlines.remind_before
+    if when is None or not before or state.reminded == state.phase_id or not state.waiting_for():
+        return None
+    return max(when - timedelta(seconds=before), state.phase_opened_at)
+
+
+def reminder(state: GameState, now: datetime) -> Remind | None:
+    at = remind_at(state)
+    if at is None or at > now:
+        return None
+    return Remind(at=at, author="", phase_id=state.phase_id)
+
+
+def next_wakeup(state: GameState) -> datetime | None:
+    """The next time the clock has something to do for this game."""
+    times = [t for t in (due(state), remind_at(state)) if t is not None]
+    return min(times) if times else None
 
 
 def expired(state: GameState, now: datetime) -> Expire | None:

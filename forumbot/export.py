@@ -23,7 +23,9 @@ def export_game(game: store.Game) -> dict:
         "players": [{"name": s.name, "role": s.role, "side": s.side,
                      "disqualified": s.disqualified} for s in state.seats],
         "missions": [{"number": m["number"], "leader": m["leader"], "team": m["team"],
-                      "sabotages": m["sabotages"], "result": m["result"]} for m in state.missions],
+                      "sabotages": m["sabotages"], "result": m["result"],
+                      "fails_needed": m["fails_needed"], "defaulted": m["defaulted"]}
+                     for m in state.missions],
         "votes": [{k: v[k] for k in ("mission", "proposal", "leader", "team", "votes",
                                      "defaulted", "critical", "proxied", "not_voting", "approved")}
                   for v in state.vote_history],

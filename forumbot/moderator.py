@@ -20,14 +20,18 @@ from . import deadlines, store
 from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
-from .rules.commands import (Assassinate, Choose, GiveCard, LadyTarget, PassCard, PlayCard,
+from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose, HostDisqualify,
+                             HostExtend, HostPause, HostResume, LadyTarget, PassCard, PlayCard,
                              ProxyVote, TakeCard)
+from .status import host_status
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 
 log = logging.getLogger("forumbot")
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
+HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
+                 "disqualify": HostDisqualify, "abort": HostAbort, "status": None}
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 
@@ -128,8 +132,7 @@ class Moderator:
             return
         for i, parsed in enumerate(commands):
             if parsed.verb.startswith("host:"):
-                verb = parsed.verb.split(":")[1].upper()
-                self._reply(row, None, f"{verb} is not available in this version of the bot yet.", i)
+                self._host_command(row, parsed, at, i)
                 continue
             game = self._game_for_pm(row, i)
             if game is not None:
@@ -253,6 +256,50 @@ class Moderator:
             return
         self._apply(game, command, row, i)
 
+    def _host_command(self, row: Inbound, parsed: Parsed, at: datetime, i: int) -> None:
+        """EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, ABORT, STATUS: by PM, from the game's host."""
+        verb = parsed.verb.split(":")[1]
+        game = Game.get_or_none((Game.id == int(parsed.choice)) & (Game.forum == self.forum.name))
+        tag = f"G{parsed.choice}"
+        if game is None:
+            self._reply(row, None, f"There is no game {tag}.", i)
+            return
+        if row.author.casefold() != game.host.casefold():
+            self._reply(row, game, f"Only the host of {tag} may use {verb.upper()}. Nothing was changed.", i)
+            return
+        if verb not in HOST_COMMANDS:
+            self._reply(row, game, f"{verb.upper()} is not available in this version of the bot yet.", i)
+            return
+        self._fire_game_deadlines(game, at)
+        state = self.state(game)
+        if verb == "status":
+            plays = self._seat_name(game, row.author) is not None
+            self._reply(row, game, self.status_text(game) if plays else host_status(state, game.tag), i)
+            return
+        if not state.running:
+            self._reply(row, game, f"{tag} is over.", i)
+            return
+        rest = parsed.extra.strip()
+        if verb == "extend":
+            try:
+                seconds = deadlines.parse_duration(rest or "x")
+            except ValueError:
+                seconds = None
+            if not seconds:
+                self._reply(row, game, f"EXTEND needs a duration. The right form: `EXTEND {tag} 6h`", i)
+                return
+            command = HostExtend(at=at, author=game.host, seconds=seconds)
+        elif verb == "disqualify":
+            name = resolve_name(rest, state.names, state.config.aliases)
+            if isinstance(name, NameProblem):
+                self._reply(row, game, name.message + f" The right form: `DISQUALIFY {tag} name`", i)
+                return
+            command = HostDisqualify(at=at, author=game.host, target=name)
+        else:
+            command = HOST_COMMANDS[verb](at=at, author=game.host)
+        if self._apply(game, command, row, i):
+            self._reply(row, game, f"{tag}: {verb.upper()} done.", i)
+
     def _apply(self, game: Game, command, row: Inbound | None = None, i: int = 0) -> bool:
         result = apply(self.state(game), command)
         if isinstance(result, Refusal):
@@ -268,10 +315,10 @@ class Moderator:
         state = self.state(game, refresh_from=events)
         for msg in render_events(state, events, game.tag, self.forum.markup.value):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
-        due = deadlines.due(state)
+        due = deadlines.next_wakeup(state)
         game.next_deadline = store.naive(due) if due else None
         if state.phase == FINISHED:
-            game.status = "finished"
+            game.status = "aborted" if state.win_reason == "aborted" else "finished"
         game.save()
 
     def _enqueue_message(self, game: Game, msg: Message, key: str) -> None:
@@ -347,7 +394,7 @@ class Moderator:
         fired = 0
         while True:
             state = self.state(game)
-            cmd = deadlines.expired(state, now)
+            cmd = deadlines.expired(state, now) or deadlines.reminder(state, now)
             if cmd is None:
                 return fired
             if not self._apply(game, cmd):

@@ -10,6 +10,8 @@ def public_status(state: GameState, tag: str) -> str:
     lines = [f"{tag}: missions played: {done}."]
     when = due(state)
     deadline = f" Deadline: {when:%Y-%m-%d %H:%M} UTC." if when else ""
+    if state.paused_at is not None:
+        deadline = " The game is paused."
     if state.phase == PROPOSAL:
         lines.append(f"Mission {state.mission}: waiting for the leader, {state.leader}, to "
                      f"propose a team of {state.team_size()}.{deadline}")
@@ -28,3 +30,17 @@ def public_status(state: GameState, tag: str) -> str:
     else:
         lines.append(f"The game is over: {state.winner} won ({state.win_reason}).")
     return " ".join(lines)
+
+
+def host_status(state: GameState, tag: str) -> str:
+    """The full state for a host who does not play: roles, votes and orders so far."""
+    lines = [public_status(state, tag), "", "Roles:"]
+    lines += [f"- {s.name}: {s.role} ({s.side})" + (" (disqualified)" if s.disqualified else "")
+              for s in state.seats]
+    if state.phase == TEAM_VOTE and state.votes:
+        lines.append("Votes so far: " + ", ".join(f"{n} {v}" for n, v in state.votes.items()))
+    if state.phase == MISSION and state.orders:
+        lines.append("Orders so far: " + ", ".join(f"{n} {o}" for n, o in state.orders.items()))
+    if state.paused_at is not None:
+        lines.append(f"Paused since {state.paused_at:%Y-%m-%d %H:%M} UTC.")
+    return "\n".join(lines)

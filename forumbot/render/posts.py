@@ -231,6 +231,10 @@ def _disqualified(state, e, tag, m) -> str:
 def _game_ended(state, e, tag, m) -> str:
     d = e.data
     p = state.config.rules
+    if d["reason"] == "aborted":
+        roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
+        return "\n\n".join([m.heading("The host has aborted the game."), roles,
+                             "winner: none (aborted)"])
     winner = p.spies_name if d["winner"] == SPIES else p.resistance_name
     why = {"missions": "three missions", "rejections": "five rejected teams in one mission",
            "assassination": "the assassination", "aborted": "the game was aborted"}[d["reason"]]
@@ -443,6 +447,47 @@ def _mc_badge(state, e, tag, m) -> str:
             f"Leader order now: {', '.join(state.names)}.")
 
 
+def _host_action(state, e, tag, m) -> str:
+    what = "team vote" if e.data["phase"] == "team_vote" else "mission"
+    return f"The host closed the {what} now; what is missing takes its default."
+
+
+def _deadline_extended(state, e, tag, m) -> str:
+    from ..deadlines import due
+
+    when = due(state)
+    new = f" It is now {when:%Y-%m-%d %H:%M} UTC." if when and state.phase == e.data["phase"] else ""
+    return f"The host extended the deadline by {format_duration(e.data['seconds'])}.{new}"
+
+
+def _game_paused(state, e, tag, m) -> str:
+    return "The host paused the game: every clock is stopped until it resumes."
+
+
+def _game_resumed(state, e, tag, m) -> str:
+    from ..deadlines import due
+
+    when = due(state)
+    new = f" The deadline is now {when:%Y-%m-%d %H:%M} UTC." if when else ""
+    return f"The game resumes, with the time that was left when it was paused.{new}"
+
+
+REMINDER_WORDS = {
+    "proposal": "post your team: **PROPOSE: name, name**",
+    "team_vote": "vote on the team: **APPROVE** or **REJECT**",
+    "mission": "send your mission order by PM: **SUPPORT** or **SABOTAGE**",
+}
+
+
+def _reminder(state, e, tag, m, name) -> str:
+    from ..deadlines import due
+
+    when = due(state)
+    what = REMINDER_WORDS.get(e.data["phase"], "act: see the thread")
+    by = f" by {when:%Y-%m-%d %H:%M} UTC" if when else ""
+    return f"{tag} reminder: you still have to {what}{by}."
+
+
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
     command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
@@ -466,6 +511,10 @@ _PUBLIC = {
     ev.LADY_USED: _lady_used,
     ev.LADY_SKIPPED: _lady_skipped,
     ev.COMMANDER_NAMED: _commander_named,
+    ev.HOST_ACTION: _host_action,
+    ev.DEADLINE_EXTENDED: _deadline_extended,
+    ev.GAME_PAUSED: _game_paused,
+    ev.GAME_RESUMED: _game_resumed,
     ev.PLOT_WINDOW: _plot_window,
     ev.PLOT_DRAWN: _plot_drawn,
     ev.PLOT_GIVEN: _plot_given,
@@ -540,6 +589,10 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                         f"{side_name(state, d['side'])}.")
             out.append(Message(f"reveal:{d['viewer']}", text, to=d["viewer"],
                                subject=f"{tag}: {_card(d['card'])}", priority=0))
+        elif e.type == ev.REMINDERS_SENT:
+            for name in e.data["players"]:
+                out.append(Message(f"remind:{name}", _reminder(state, e, tag, m, name), to=name,
+                                   subject=f"{tag}: reminder", priority=2))
         elif e.type == "mc_reveal":
             d = e.data
             if d["card"] == "tracker":

@@ -92,3 +92,43 @@ class ProxyVote(Command):
 
     target: str
     choice: str
+
+
+# --- the host's commands (the moderator checks that the sender is the host) --------------
+
+
+@dataclass(frozen=True)
+class HostClose(Command):
+    """Close the open vote (or mission) now; missing votes take their defaults."""
+
+
+@dataclass(frozen=True)
+class HostExtend(Command):
+    seconds: int
+
+
+@dataclass(frozen=True)
+class HostPause(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class HostResume(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class HostDisqualify(Command):
+    target: str
+
+
+@dataclass(frozen=True)
+class HostAbort(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class Remind(Command):
+    """The clock: the reminder time of phase `phase_id` has come."""
+
+    phase_id: int

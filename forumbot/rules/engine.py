@@ -8,7 +8,8 @@ import random
 from datetime import datetime
 
 from . import events as ev
-from .commands import Command, Expire, MissionOrder, Propose, Refusal, TeamVote
+from .commands import (Command, Expire, HostAbort, HostClose, HostDisqualify, HostExtend, HostPause,
+                       HostResume, MissionOrder, Propose, Refusal, Remind, TeamVote)
 from .config import GameConfig
 from .events import Event
 from .hooks import RulePlugin, plugins_for
@@ -430,7 +431,90 @@ def _phase_words(s: GameState) -> str:
     return "the game is not running"
 
 
+# --- the host's commands, and reminders --------------------------------------------------
+
+
+def _host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
+    s = tx.state
+    if s.phase not in (TEAM_VOTE, MISSION):
+        return Refusal(f"There is no open vote to close: {_phase_words(s)}.")
+    tx.emit(ev.HOST_ACTION, action="close", by=cmd.author, phase=s.phase)
+    _close_vote(tx) if s.phase == TEAM_VOTE else _resolve_mission(tx)
+    return None
+
+
+def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
+    from ..deadlines import due
+
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused; RESUME it first.")
+    if due(s) is None:
+        return Refusal("Nothing open has a deadline to extend.")
+    tx.emit(ev.DEADLINE_EXTENDED, seconds=cmd.seconds, by=cmd.author, phase=s.phase)
+    return None
+
+
+def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
+    if tx.state.paused_at is not None:
+        return Refusal("The game is paused already.")
+    tx.emit(ev.GAME_PAUSED, by=cmd.author)
+    return None
+
+
+def _host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
+    s = tx.state
+    if s.paused_at is None:
+        return Refusal("The game is not paused.")
+    tx.emit(ev.GAME_RESUMED, by=cmd.author, paused_seconds=int((tx.at - s.paused_at).total_seconds()))
+    return None
+
+
+def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
+    s = tx.state
+    seat = s.seat(cmd.target)
+    if seat is None:
+        return Refusal(f"{cmd.target} is not a player in this game.")
+    if seat.disqualified:
+        return Refusal(f"{cmd.target} is disqualified already.")
+    tx.emit(ev.PLAYER_DISQUALIFIED, player=seat.name, missed=seat.missed, reason="disqualified by the host")
+    # whatever waited for that player goes on without them
+    if s.phase == PROPOSAL and s.leader == seat.name:
+        _open_proposal(tx, s.mission, s.next_leader(seat.name))
+    elif s.phase == TEAM_VOTE and s.config.deadlines.close_early and not s.waiting_for():
+        _close_vote(tx)
+    elif s.phase == MISSION and not s.waiting_for():
+        _resolve_mission(tx)
+    elif s.actors == [seat.name] and s.phase != "assassination":  # a card or the Lady: skipped
+        for p in tx.plugins:
+            if p.on_expire(tx):
+                break
+    return None
+
+
+def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
+    s = tx.state
+    tx.emit(ev.GAME_ENDED, winner=None, reason="aborted", by=cmd.author,
+            roles={x.name: x.role for x in s.seats})
+    return None
+
+
+def _remind(tx: Tx, cmd: Remind) -> Refusal | None:
+    s = tx.state
+    if cmd.phase_id != s.phase_id or s.reminded == s.phase_id or not s.waiting_for():
+        return Refusal("No reminder is due.")
+    tx.emit(ev.REMINDERS_SENT, phase_id=s.phase_id, phase=s.phase, players=s.waiting_for())
+    return None
+
+
 _HANDLERS = {
+    HostClose: _host_close,
+    HostExtend: _host_extend,
+    HostPause: _host_pause,
+    HostResume: _host_resume,
+    HostDisqualify: _host_disqualify,
+    HostAbort: _host_abort,
+    Remind: _remind,
     Propose: _propose,
     TeamVote: _vote,
     MissionOrder: _order,

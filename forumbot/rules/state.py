@@ -56,6 +56,9 @@ class GameState:
     extra: dict = field(default_factory=dict)  # what plug-ins keep (the Lady's holder, ...)
     actors: list[str] = field(default_factory=list)  # who must act in a plug-in's phase
     seed: int = 0
+    extension: int = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
+    paused_at: datetime | None = None
+    reminded: int = -1  # the phase id whose reminders went out
 
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
@@ -189,6 +192,17 @@ def fold(state: GameState, event: ev.Event) -> GameState:
                     s.missed = s.missed + 1 if n in defaulted else 0
     elif t == ev.PLAYER_DISQUALIFIED:
         state.seat(d["player"]).disqualified = True
+    elif t == ev.DEADLINE_EXTENDED:
+        state.extension += d["seconds"]
+    elif t == ev.GAME_PAUSED:
+        state.paused_at = event.at
+    elif t == ev.GAME_RESUMED:
+        state.extension += d["paused_seconds"]
+        state.paused_at = None
+    elif t == ev.REMINDERS_SENT:
+        state.reminded = d["phase_id"]
+    elif t == ev.HOST_ACTION:
+        pass
     elif t == ev.GAME_ENDED:
         state.winner = d["winner"]
         state.win_reason = d["reason"]
@@ -204,6 +218,7 @@ def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] 
 
 def _open(state: GameState, phase: str, event: ev.Event) -> None:
     state.actors = []
+    state.extension = 0
     state.phase = phase
     state.phase_id += 1
     state.phase_opened_at = event.at
