@@ -74,15 +74,15 @@ def _opening(state: GameState, e: ev.Event, tag: str, m) -> str:
     votes_where = "by PM to the bot only" if c.team_votes == "pm" else "in a bold comment here, or by PM"
     parts = [
         m.heading(f"{c.title} ({tag})"),
-        f"{p.title}. Host: {c.host}. {n} players, {len(state.spies())} of them spies.",
+        f"{p.title}. Host: {c.host}. {n} players, {len(state.spies())} of them {p.spies_name.removeprefix('the ')}.",
         p.summary,
         m.bold("Leader order") + ": " + ", ".join(state.names),
         m.table(["Mission", "Team size"], rows),
         m.bold("Deadlines") + f": proposal {format_duration(d.proposal)}, team vote "
         f"{format_duration(d.team_vote)}, mission {format_duration(d.mission)}. A missed team "
         f"vote counts as {c.missed.team_vote.upper()}; a missed mission order as "
-        + ("SUPPORT for the Resistance and SABOTAGE for a spy" if c.missed.mission == "by-side"
-           else c.missed.mission.upper()) + "."
+        + (f"SUPPORT for {p.resistance_name} and SABOTAGE for {p.spies_name}"
+           if c.missed.mission == "by-side" else c.missed.mission.upper()) + "."
         + (f" Missing {c.missed.disqualify_after} votes in a row disqualifies a player."
            if c.missed.disqualify_after else ""),
         m.bold("How to play") + ": the leader posts " + m.bold("PROPOSE: name, name") + ". "
@@ -249,7 +249,7 @@ def _game_ended(state, e, tag, m) -> str:
          + [v["votes"][n][:3].upper() + ("*" if n in v["defaulted"] else "") for n in state.names]
          for v in state.vote_history])
     return "\n\n".join([
-        m.heading(f"{winner} win, by {why}."),
+        m.heading(f"{winner[0].upper()}{winner[1:]} win, by {why}."),
         roles,
         m.bold("Missions"), missions,
         m.bold("Every team vote") + " (APP approve, REJ reject, ABS abstain; * a default)",

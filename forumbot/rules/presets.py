@@ -126,9 +126,9 @@ PRESETS: dict[str, Preset] = {
         commander=True,
         summary=(
             "Humans against Cylons, who know each other. Mission 1: team votes by PM only. "
-            "Mission 2: the leader names one team member, `PROPOSE: a, b; PUBLIC: b`, who plays "
+            "Mission 2: the leader names one team member (PROPOSE: a, b; PUBLIC: b), who plays "
             "their order in the thread. Mission 3: only success or failure is shown. Mission 4: "
-            "two SABOTAGEs fail it. Each player has one `CRITICAL APPROVE` / `CRITICAL REJECT` a "
+            "two SABOTAGEs fail it. Each player has one CRITICAL APPROVE or CRITICAL REJECT a "
             "game, counted double. A team member may send an order before the vote closes (no "
             "conditions: the bot takes unconditional orders only). The Mission Commander's "
             "successor: the leader of a successful mission, else the player after that leader; "
