@@ -95,3 +95,6 @@ class Forum(Protocol):
 
     def thread_id(self, ref: str) -> str | None:
         """An existing thread's id from a URL or id the host wrote (None if not one)."""
+
+    def recheck(self, ids: Sequence[str]) -> list[Inbound]:
+        """These comments as they read now (to notice edits); deleted ones are left out."""

@@ -154,6 +154,16 @@ class LocalForum:
         row = self.db.execute(f"SELECT id FROM {table} WHERE key=? ORDER BY id", (out.key,)).fetchone()
         return Posted(f"{prefix}{row['id']}") if row else None
 
+    def recheck(self, ids: Sequence[str]) -> list[Inbound]:
+        nums = [_num(i) for i in ids if i.startswith("c")]
+        if not nums:
+            return []
+        marks = ",".join("?" * len(nums))
+        rows = self.db.execute(f"SELECT * FROM comments WHERE id IN ({marks})", nums).fetchall()
+        return [Inbound(id=f"c{r['id']}", kind="comment", author=r["author"], body=r["body"],
+                        created=_parse(r["created"]), thread=f"t{r['thread']}", edited=bool(r["edited"]))
+                for r in rows if r["body"] != "[deleted]"]
+
     def thread_id(self, ref: str) -> str | None:
         m = re.search(r"\bt(\d+)\s*$", str(ref).strip())
         if not m:

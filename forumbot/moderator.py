@@ -32,6 +32,7 @@ log = logging.getLogger("forumbot")
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
                  "disqualify": HostDisqualify, "abort": HostAbort, "status": None}
+RECHECK_LIMIT = 100  # comments re-checked for edits in one cycle (one info() request on Reddit)
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 
@@ -67,6 +68,10 @@ class Moderator:
             log.warning("fetch failed: %s", e)
             report.errors.append(f"fetch: {e}")
         report.handled = self.process_inbox()
+        try:
+            self.notice_edits()
+        except ForumError as e:
+            report.errors.append(f"recheck: {e}")
         report.posted += self.flush()
         report.deadlines = self.fire_deadlines(self.clock())
         report.posted += self.flush()
@@ -91,6 +96,33 @@ class Moderator:
                         subject=m.subject or "", body=m.body, thread=m.thread, parent=m.parent,
                         created=store.naive(m.created), edited=m.edited)
          .on_conflict_ignore().execute())
+
+    def notice_edits(self) -> int:
+        """A command comment edited while its phase is open: the edit changes nothing, and
+        the bot says so once, asking for a new comment. (A deleted one still counts.)"""
+        games = {g.id: g for g in self._running_games()}
+        if not games:
+            return 0
+        rows = [r for r in Inbound.select().where(
+            (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
+            & (Inbound.note == "") & Inbound.game.in_(list(games)))
+            if store.aware(r.created) >= (self.state(games[r.game]).phase_opened_at or store.aware(r.created))]
+        if not rows:
+            return 0
+        by_id = {r.ext_id: r for r in rows[-RECHECK_LIMIT:]}
+        noticed = 0
+        for now in self.forum.recheck(list(by_id)):
+            row = by_id[now.id]
+            if now.body.strip() == row.body.strip():
+                continue
+            with db.atomic():
+                row.note = "edited"
+                row.save()
+                self._reply(row, games[row.game], "Editing a comment does not change a command: "
+                            "the bot takes each command as it read when first seen. To change "
+                            "your vote, post a new comment.", 99, private=False)
+            noticed += 1
+        return noticed
 
     def process_inbox(self) -> int:
         count = 0
@@ -122,7 +154,9 @@ class Moderator:
             game = Game.get_or_none((Game.thread == row.thread) & (Game.forum == self.forum.name))
             if game is None:
                 return
-            for i, parsed in enumerate(parse_comment(row.body)):
+            commands = parse_comment(row.body)
+            row.game, row.commands = game.id, len(commands)
+            for i, parsed in enumerate(commands):
                 self._player_command(game, row, parsed, "thread", at, i)
             return
         commands = parse_pm(row.body)

@@ -71,6 +71,7 @@ class Inbound(BaseModel):
     edited = BooleanField(default=False)
     state = CharField(default="new", index=True)  # new | done
     game = IntegerField(null=True)
+    commands = IntegerField(default=0)  # how many commands it held (comments are re-checked for edits)
     note = TextField(default="")
 
     class Meta:

@@ -82,6 +82,11 @@ class FakeReddit:
             self.comments.append(c)
             return c
 
+    def edit(self, comment_id: str, body: str) -> None:
+        with self.lock:
+            c = next(c for c in self.comments if c["id"] == comment_id)
+            c["body"], c["edited"] = body, self.clock()
+
     def pm_bot(self, author: str, subject: str, body: str, parent: str | None = None) -> dict:
         return self._message(author, self.bot, subject, body, parent)
 

@@ -290,3 +290,24 @@ def test_status_during_a_card_step(db, clock):
     t.cycle()
     answer = t.people.pms_to("bob")[-1]
     assert "hand out step" in answer and "Waiting for: alice" in answer and "over" not in answer
+
+
+def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):
+    t = table(5)
+    t.propose()
+    t.say("bob", "**APPROVE**")
+    t.cycle()
+    if t.fake is not None:
+        cid = t.fake.thread_comments(t.game.thread)[-1]["id"]
+        t.fake.edit(cid, "**REJECT**")
+    else:
+        cid = f"c{t.forum.thread_comments(t.game.thread)[-1]['id']}"
+        t.forum.edit_comment(cid, "**REJECT**")
+    t.cycle()
+    t.cycle()
+    assert t.state.votes["bob"] == "approve"
+    notices = [c for c in t.people.thread(t.game.thread) if "Editing a comment does not change" in c]
+    assert len(notices) == 1 and "u/bob" in notices[0]
+    t.say("bob", "**REJECT**")  # a new comment does
+    t.cycle()
+    assert t.state.votes["bob"] == "reject"

@@ -12,7 +12,6 @@ import random
 import re
 from dataclasses import dataclass
 
-from . import events as ev
 from .commands import Choose, GiveCard, PassCard, PlayCard, Refusal
 from .hooks import RulePlugin
 from .state import GameState, open_phase, register_fold
