@@ -155,7 +155,8 @@ class Moderator:
             if game is None:
                 return
             commands = parse_comment(row.body)
-            row.game, row.commands = game.id, len(commands)
+            row.game = game.id
+            row.commands = sum(1 for c in commands if c.verb not in ("status", "help"))
             for i, parsed in enumerate(commands):
                 self._player_command(game, row, parsed, "thread", at, i)
             return
