@@ -248,3 +248,23 @@ def test_config_avalon_ok():
                                  "roles: [Percival, morgana, merlin]\nlady_of_the_lake: true\n", "host")
     assert problems == []
     assert cfg.roles == ("morgana", "percival") and cfg.lady_of_the_lake
+
+
+def test_avalon_2020_shows_the_quest_cards_shuffled_without_names():
+    from forumbot.render import render_events
+
+    g = Game(8, preset="avalon-2020", plot_cards=False)
+    spy = who(g, "assassin")
+    team = [spy] + [n for n in g.state.names if n != spy][:2]
+    g.propose(team)
+    for s in g.state.seats:
+        g.vote(s.name, "approve")
+    g.do(expired(g.state, g.at + timedelta(hours=13)))
+    for n in team:
+        g.order(n, "sabotage" if n == spy else "support")
+    post = render_events(g.state, [e for e in g.log if e.type == "mission_resolved"], "G1")[0].body
+    cards = post.split("The quest cards: ")[1].split(".")[0].split(", ")
+    assert sorted(cards) == ["FAIL", "SUCCESS", "SUCCESS"]
+    assert not any(n in post.split("The quest cards")[1].split("Missions:")[0] for n in g.state.names)
+    again = render_events(g.state, [e for e in g.log if e.type == "mission_resolved"], "G1")[0].body
+    assert again == post  # the same order every time: a re-render posts nothing new

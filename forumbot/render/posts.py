@@ -214,6 +214,12 @@ def _mission_resolved(state, e, tag, m) -> str:
     title = m.bold(f"Mission {d['number']} {result}")
     count = (f": {d['sabotages']} SABOTAGE{'' if d['sabotages'] == 1 else 's'}{needed}"
              if d.get("count_shown", True) else " (the number of SABOTAGEs is not revealed on this mission)")
+    if state.config.rules.quest_cards_shown and d.get("count_shown", True):
+        import random
+
+        cards = ["FAIL"] * d["sabotages"] + ["SUCCESS"] * (len(d["team"]) - d["sabotages"])
+        random.Random(f"{state.seed}:quest:{d['number']}").shuffle(cards)
+        count += f". The quest cards: {', '.join(cards)}"
     public = ""
     if d.get("public"):
         p = d["public"]

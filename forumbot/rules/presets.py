@@ -72,6 +72,7 @@ class Preset:
     hidden_count_missions: frozenset[int] = frozenset()  # only success or failure is shown
     critical_votes: bool = False  # one CRITICAL vote a player a game, counted double
     commander: bool = False  # the Mission Commander; a mission's first leader follows him
+    quest_cards_shown: bool = False  # avalon-2020: the result lists the cards, shuffled, no names
     fixed_roster: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (good, evil)
     deadlines: DeadlineDefaults = field(default_factory=DeadlineDefaults)
     missed: MissedDefaults = field(default_factory=MissedDefaults)
@@ -173,6 +174,7 @@ PRESETS: dict[str, Preset] = {
         spies_name="Evil",
         missed_proposal_counts_as_rejection=True,
         abstain_counts_as="approve",
+        quest_cards_shown=True,
         has_plot_deck=True,
         spies_know_roles=True,
         fixed_roster=(("merlin", "percival", "servant", "servant", "servant"),
