@@ -100,3 +100,15 @@ def table(request, db, clock, tmp_path):
     yield make
     for f in fakes:
         f.stop()
+
+
+@pytest.fixture
+def local_game(db, clock):
+    """A factory: a resistance game started on the local forum, with `extra` config lines."""
+    from adapters.local import LocalForum
+    from tests.table import NAMES, LocalPeople, Table
+
+    def make(n=5, extra=""):
+        forum = LocalForum(":memory:", clock=clock)
+        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
+    return make

@@ -2,17 +2,12 @@
 
 import pytest
 
-from adapters.local import LocalForum
 from forumbot.deadlines import format_duration, parse_duration
-from tests.table import NAMES, LocalPeople, Table
 
 
 @pytest.fixture
-def make(db, clock):
-    def make(n=5, extra=""):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
-    return make
+def make(local_game):
+    return local_game
 
 
 @pytest.mark.parametrize("text,seconds", [("90s", 90), ("30m", 1800), ("12h", 43200), ("2d", 172800),

@@ -3,16 +3,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from adapters.local import LocalForum
-from tests.table import NAMES, LocalPeople, Table
 
 
 @pytest.fixture
-def make(db, clock):
-    def make(n=5, extra=""):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
-    return make
+def make(local_game):
+    return local_game
 
 
 def host(t, text):
