@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable
@@ -17,11 +18,11 @@ from adapters.base import (Forum, ForumError, Inbound as ForumInbound, Outgoing,
                            PermanentError, TransientError, UncertainError)
 
 from . import deadlines, store
-from .parsing import NameProblem, Parsed, game_tags, parse_comment, parse_config, parse_pm, resolve_name
+from .parsing import NameProblem, Parsed, clean_name, game_tags, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
 from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose, HostDisqualify,
-                             HostExtend, HostPause, HostResume, LadyTarget, PassCard, PlayCard,
+                             HostExtend, HostPause, HostReplace, HostResume, LadyTarget, PassCard, PlayCard,
                              ProxyVote, TakeCard)
 from .status import host_status
 from .rules.state import FINISHED, GameState
@@ -31,7 +32,8 @@ log = logging.getLogger("forumbot")
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
-                 "disqualify": HostDisqualify, "abort": HostAbort, "status": None}
+                 "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
+                 "status": None}
 RECHECK_LIMIT = 100  # comments re-checked for edits in one cycle (one info() request on Reddit)
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
@@ -181,6 +183,8 @@ class Moderator:
             hits = [g for g in mine if g.id in tags]
             if len(hits) == 1:
                 return hits[0]
+            if self._tell_replaced(row, [g for g in self._running_games() if g.id in tags], i):
+                return None
             self._reply(row, None, f"You are not in a running game tagged "
                         f"{', '.join(f'G{t}' for t in sorted(tags))}.", i)
             return None
@@ -193,6 +197,8 @@ class Moderator:
         if len(mine) == 1:
             return mine[0]
         if not mine:
+            if self._tell_replaced(row, self._running_games(), i):
+                return None
             self._reply(row, None, "You are not in a running game.", i)
         else:
             tags_ = ", ".join(g.tag for g in mine)
@@ -208,6 +214,24 @@ class Moderator:
         for n in self.state(game).names:
             if n.casefold() == folded:
                 return n
+        return None
+
+    def _tell_replaced(self, row: Inbound, games: list[Game], i: int) -> bool:
+        """A PM from someone whose seat was given to another: say so (and change nothing)."""
+        for g in games:
+            now = self._replaced_by(self.state(g), row.author)
+            if now:
+                self._reply(row, g, f"You no longer play in {g.tag}: {now} took your seat. "
+                            "Nothing was changed.", i)
+                return True
+        return False
+
+    @staticmethod
+    def _replaced_by(state: GameState, author: str) -> str | None:
+        folded = author.casefold()
+        for old, new in state.replaced.items():
+            if old.casefold() == folded:
+                return new
         return None
 
     # --- commands ------------------------------------------------------------------
@@ -229,6 +253,10 @@ class Moderator:
             self._reply(row, game, "This game is over.", i)
             return
         seat = self._seat_name(game, row.author)
+        if seat is None and (now := self._replaced_by(state, row.author)):
+            self._reply(row, game, f"You no longer play in {tag}: {now} took your seat. Nothing "
+                        "was changed.", i, private=True)
+            return
         if seat is None:
             self._reply(row, game, "Only the players of this game can do that; you are not one "
                         "of them.", i, private=via == "pm")
@@ -236,7 +264,7 @@ class Moderator:
         if parsed.verb == "propose":
             team = []
             for raw in parsed.names:
-                name = resolve_name(raw, state.names, state.config.aliases)
+                name = resolve_name(raw, state.names, state.aliases())
                 if isinstance(name, NameProblem):
                     self._reply(row, game, name.message + " Nothing was changed. The right form: "
                                 "**PROPOSE: name, name**", i, private=via == "pm")
@@ -244,7 +272,7 @@ class Moderator:
                 team.append(name)
             public = None
             if parsed.extra:
-                public = resolve_name(parsed.extra, state.names, state.config.aliases)
+                public = resolve_name(parsed.extra, state.names, state.aliases())
                 if isinstance(public, NameProblem):
                     self._reply(row, game, public.message + " Nothing was changed.", i,
                                 private=via == "pm")
@@ -259,7 +287,7 @@ class Moderator:
         elif parsed.verb in ("give", "take", "play", "choose", "proxy"):
             names = []
             for raw in parsed.names:
-                name = resolve_name(raw, state.names, state.config.aliases)
+                name = resolve_name(raw, state.names, state.aliases())
                 if isinstance(name, NameProblem) and parsed.verb == "play" and not name.candidates:
                     name = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
                 if isinstance(name, NameProblem):
@@ -280,7 +308,7 @@ class Moderator:
         elif parsed.verb == "order":
             command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
         elif parsed.verb in TARGET_COMMANDS:
-            name = resolve_name(parsed.names[0], state.names, state.config.aliases)
+            name = resolve_name(parsed.names[0], state.names, state.aliases())
             if isinstance(name, NameProblem):
                 self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
                 return
@@ -325,11 +353,23 @@ class Moderator:
                 return
             command = HostExtend(at=at, author=game.host, seconds=seconds)
         elif verb == "disqualify":
-            name = resolve_name(rest, state.names, state.config.aliases)
+            name = resolve_name(rest, state.names, state.aliases())
             if isinstance(name, NameProblem):
                 self._reply(row, game, name.message + f" The right form: `DISQUALIFY {tag} name`", i)
                 return
             command = HostDisqualify(at=at, author=game.host, target=name)
+        elif verb == "replace":
+            form = f"The right form: `REPLACE {tag} oldname WITH newname`"
+            parts = re.split(r"\s+with\s+", rest, flags=re.I)
+            if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+                self._reply(row, game, f"REPLACE needs two names. {form}", i)
+                return
+            name = resolve_name(parts[0], state.names, state.aliases())
+            if isinstance(name, NameProblem):
+                self._reply(row, game, f"{name.message} {form}", i)
+                return
+            newcomer = clean_name(parts[1])
+            command = HostReplace(at=at, author=game.host, target=name, newcomer=newcomer)
         else:
             command = HOST_COMMANDS[verb](at=at, author=game.host)
         if self._apply(game, command, row, i):

@@ -21,7 +21,8 @@ def due(t) -> datetime:
     return d(t.state)
 
 
-@pytest.mark.parametrize("command", ["CLOSE", "EXTEND 6h", "PAUSE", "RESUME", "DISQUALIFY alice", "ABORT"])
+@pytest.mark.parametrize("command", ["CLOSE", "EXTEND 6h", "PAUSE", "RESUME", "DISQUALIFY alice", "ABORT",
+                                     "REPLACE alice WITH zed"])
 def test_only_the_host_may_use_host_commands(make, command):
     t = make()
     t.propose()

@@ -501,7 +501,51 @@ def _host_disqualified(state, e, tag, m) -> str:
             f"slot, PM me: {command}")
 
 
+def _replaced(state, e, tag, m) -> str:
+    d = e.data
+    back = " The seat was disqualified; it plays again from now on." if d.get("was_disqualified") else ""
+    return (f"{m.bold(d['by'])} replaces {d['player']}: {d['by']} takes over that seat, with "
+            f"everything {d['player']} did so far in this game (votes and orders stand). From now on "
+            f"only {d['by']} answers for it.{back}")
+
+
+def _newcomer_pm(state, e, tag, m) -> str:
+    from ..deadlines import due
+
+    new, old = e.data["by"], e.data["player"]
+    parts = [f"You now play in {tag} in place of {old}: the seat, its role, its cards and "
+             f"everything {old} did so far are yours.", _role_pm(state, tag, new, m)]
+    hands = [card_key for key in ("plot", "mc") if key in state.extra
+             for card_key in state.extra[key].get("hands", {}).get(new, [])]
+    if hands:
+        names = [(_card(k) if "plot" in state.extra else _mc(k)) for k in hands]
+        parts.append("Your cards: " + ", ".join(m.bold(n) for n in names) + ".")
+    deadline = due(state)
+    by = f" by {deadline:%Y-%m-%d %H:%M} UTC" if deadline else ""
+    if state.phase == "mission" and new in state.team:
+        if new in state.orders:
+            parts.append(f"Your seat's order for mission {state.mission} is in: "
+                         f"{m.bold(state.orders[new].upper())}. You may change it{by}.")
+        else:
+            parts.append(f"You are on the team for mission {state.mission}: PM me "
+                         f"{m.bold('SUPPORT')} or {m.bold('SABOTAGE')}{by}.")
+    elif state.phase == "team_vote" and new not in state.not_voting:
+        if new in state.votes:
+            parts.append(f"Your seat's vote on the team is {m.bold(state.votes[new].upper())}. "
+                         f"You may change it{by}.")
+        else:
+            parts.append(f"Vote on the team {', '.join(state.team)}: {m.bold('APPROVE')} or "
+                         f"{m.bold('REJECT')}{by}.")
+    elif state.phase == "proposal" and state.leader == new:
+        parts.append(f"You lead now: post {m.bold('PROPOSE: name, name')} in the thread "
+                     f"({state.team_size()} players){by}.")
+    elif new in state.actors:
+        parts.append(f"It is your turn to act; see the thread{by}.")
+    return "\n\n".join(parts)
+
+
 _PUBLIC = {
+    "player_replaced": _replaced,
     ev.PROPOSAL_OPENED: _proposal_opened,
     ev.TEAM_PROPOSED: _team_proposed,
     ev.VOTE_CLOSED: _vote_closed,
@@ -563,6 +607,13 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
             for name in e.data["team"]:
                 out.append(Message(f"orders:{name}", _order_prompt(state, e, tag, m, name), to=name,
                                    subject=f"{tag}: mission {e.data['mission']} orders", priority=0))
+        elif e.type == "player_replaced":
+            d = e.data
+            out.append(Message(f"newcomer:{d['by']}", _newcomer_pm(state, e, tag, m), to=d["by"],
+                               subject=f"{tag}: you are in the game", priority=0))
+            out.append(Message(f"replaced:{d['player']}", f"{tag}: the host has given your seat to "
+                               f"{d['by']}. You no longer play in this game; thank you for playing.",
+                               to=d["player"], subject=f"{tag}: you were replaced"))
         elif e.type == ev.PLAYER_DISQUALIFIED:
             out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
                                to=state.config.host, subject=f"{tag}: a player was disqualified"))

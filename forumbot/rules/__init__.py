@@ -4,7 +4,7 @@ from .config import GameConfig, make_config
 from .engine import apply, replay, start
 from .events import Event
 from .state import GameState, fold
-from . import assassin, commander, lady, mission_cards, plot, preload  # noqa: F401  (registers how their events fold)
+from . import assassin, commander, lady, mission_cards, plot, preload, replace  # noqa: F401  (registers how their events fold)
 
 __all__ = [
     "Command", "Expire", "MissionOrder", "Propose", "Refusal", "TeamVote", "GameConfig",

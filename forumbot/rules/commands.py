@@ -123,6 +123,14 @@ class HostDisqualify(Command):
 
 
 @dataclass(frozen=True)
+class HostReplace(Command):
+    """`newcomer` takes `target`'s seat."""
+
+    target: str
+    newcomer: str
+
+
+@dataclass(frozen=True)
 class HostAbort(Command):
     pass
 

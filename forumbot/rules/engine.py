@@ -9,7 +9,7 @@ from datetime import datetime
 
 from . import events as ev
 from .commands import (Command, Expire, HostAbort, HostClose, HostDisqualify, HostExtend, HostPause,
-                       HostResume, MissionOrder, Propose, Refusal, Remind, TeamVote)
+                       HostReplace, HostResume, MissionOrder, Propose, Refusal, Remind, TeamVote)
 from .config import GameConfig
 from .events import Event
 from .hooks import RulePlugin, plugins_for
@@ -492,6 +492,19 @@ def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
     return None
 
 
+def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
+    from . import replace
+
+    s = tx.state
+    refusal = replace.check(s, cmd.target, cmd.newcomer)
+    if refusal is not None:
+        return refusal
+    seat = s.seat(cmd.target)
+    tx.emit(replace.PLAYER_REPLACED, player=seat.name, by=cmd.newcomer, was_disqualified=seat.disqualified,
+            host=cmd.author)
+    return None
+
+
 def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
     s = tx.state
     tx.emit(ev.GAME_ENDED, winner=None, reason="aborted", by=cmd.author,
@@ -514,6 +527,7 @@ _HANDLERS = {
     HostResume: _host_resume,
     HostDisqualify: _host_disqualify,
     HostAbort: _host_abort,
+    HostReplace: _host_replace,
     Remind: _remind,
     Propose: _propose,
     TeamVote: _vote,

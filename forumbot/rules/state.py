@@ -59,6 +59,7 @@ class GameState:
     extension: int = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
     paused_at: datetime | None = None
     reminded: int = -1  # the phase id whose reminders went out
+    replaced: dict[str, str] = field(default_factory=dict)  # old name -> who plays that seat now
 
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
@@ -66,6 +67,13 @@ class GameState:
             if s.name == name:
                 return s
         return None
+
+    def aliases(self) -> dict[str, str]:
+        """Extra names the bot accepts for a seat: the host's aliases, and replaced players'
+        names for whoever took their seat."""
+        out = {a: self.replaced.get(t, t) for a, t in self.config.aliases.items()}
+        out.update(self.replaced)
+        return out
 
     @property
     def names(self) -> list[str]:
