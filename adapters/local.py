@@ -146,6 +146,14 @@ class LocalForum:
             return Posted(cid, f"local:{out.thread}/{cid}")
         if out.kind == "pm":
             return Posted(self.send_pm(self.bot_name, out.to, out.subject, out.body, key=out.key))
+        if out.kind == "edit":  # the bot's own post `out.thread` (a thread or a comment) gets a new body
+            table = "threads" if out.thread.startswith("t") else "comments"
+            with self._lock:
+                cur = self.db.execute(f"UPDATE {table} SET body=? WHERE id=? AND author=?",
+                                      (out.body, _num(out.thread), self.bot_name))
+            if cur.rowcount == 0:
+                raise PermanentError(f"no post {out.thread} of the bot to edit")
+            return Posted(out.thread)
         raise PermanentError(f"unknown outbox kind {out.kind}")
 
     def find_posted(self, out: Outgoing) -> Posted | None:

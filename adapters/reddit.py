@@ -115,6 +115,12 @@ class RedditForum:
     def post(self, out: Outgoing) -> Posted:
         body = f"{out.body}\n\n{marker(out.key)}"
         try:
+            if out.kind == "edit":  # the opening post (a submission, or a comment in an existing thread)
+                if ":" in out.thread:
+                    self.reddit.submission(out.thread.partition(":")[2]).edit(out.body)
+                else:
+                    self.reddit.comment(out.thread).edit(out.body)
+                return Posted(out.thread)
             if out.kind == "thread":
                 sub = out.where or self.default_subreddit
                 if not sub:

@@ -24,7 +24,9 @@ from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, star
 from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose, HostDisqualify,
                              HostExtend, HostPause, HostReplace, HostResume, LadyTarget, PassCard, PlayCard,
                              ProxyVote, TakeCard)
-from .status import host_status
+from .render.markup import markup_for
+from .render.posts import with_block
+from .status import host_status, status_block
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
 
@@ -390,6 +392,9 @@ class Moderator:
         state = self.state(game, refresh_from=events)
         for msg in render_events(state, events, game.tag, self.forum.markup.value):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
+        if not any(e.type == "game_started" for e in events):  # the opening post has it already
+            block = status_block(state, game.tag, markup_for(self.forum.markup.value))
+            store.set_status_edit(game.id, f"{game.tag}:status-block", block, self.clock())
         due = deadlines.next_wakeup(state)
         game.next_deadline = store.naive(due) if due else None
         if state.phase == FINISHED:
@@ -501,8 +506,11 @@ class Moderator:
         posted = 0
         now = self.clock()
         items = (Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
-        for item in list(items):
+        for item in sorted(items, key=lambda x: (x.kind == "edit", x.id)):  # status edits last
             if item.not_before is not None and store.aware(item.not_before) > now:
+                continue
+            if item.kind == "edit":
+                posted += self._edit(item, now)
                 continue
             if item.kind == "comment" and item.thread is None:
                 game = Game.get_by_id(item.game)
@@ -546,6 +554,36 @@ class Moderator:
                 self._tell_host_of_failure(item, str(e))
         return posted
 
+    def _edit(self, item: Outbox, now: datetime) -> int:
+        """A status-block edit of the opening post. Edits are idempotent: after an
+        uncertain failure the same edit is simply sent again."""
+        opening = Outbox.get_or_none((Outbox.game == item.game) & Outbox.key.endswith(":opening"))
+        if opening is None or opening.state != "posted":
+            return 0  # the opening post is not out yet
+        body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
+        out = Outgoing(key=item.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind)
+        try:
+            item.attempts += 1
+            posted = self.forum.post(out)
+        except TransientError as e:
+            wait = e.retry_after if e.retry_after is not None else 30
+            item.not_before = store.naive(now + timedelta(seconds=wait))
+            item.error = str(e)[:500]
+            item.save()
+            return 0
+        except UncertainError as e:
+            item.error = str(e)[:500]
+            item.save()
+            return 0
+        except PermanentError as e:
+            item.state = "failed"
+            item.error = str(e)[:500]
+            item.save()
+            self._tell_host_of_failure(item, str(e))
+            return 0
+        self._posted(item, posted)
+        return 1
+
     def _posted(self, item: Outbox, posted) -> None:
         with db.atomic():
             item.state = "posted"
@@ -572,7 +610,8 @@ class Moderator:
         game = Game.get_by_id(item.game)
         if item.kind == "pm" and item.to and item.to.casefold() == game.host.casefold():
             return
-        what = f"a PM to {item.to}" if item.kind == "pm" else "a post in the game thread"
+        what = {"pm": f"a PM to {item.to}", "edit": "an update of the status block in the opening post"
+                }.get(item.kind, "a post in the game thread")
         out = Outgoing(key=f"{item.key}:failed", kind="pm", to=game.host,
                        subject=f"{game.tag}: a message could not be delivered",
                        body=f"{game.tag}: I could not deliver {what}: {error}")

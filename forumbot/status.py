@@ -32,6 +32,54 @@ def public_status(state: GameState, tag: str) -> str:
     return " ".join(lines)
 
 
+def status_block(state: GameState, tag: str, m) -> str:
+    """The block at the top of the opening post, edited in place after every change: the
+    mission track, the phase, its deadline (UTC and relative) and who still has to act (for
+    a mission only how many orders are in). Never a vote before it is revealed."""
+    from .render.posts import side_name, track
+
+    lines = [m.bold(f"Status of {tag}") + (f" (as of {state.last_event_at:%Y-%m-%d %H:%M} UTC)"
+                                           if state.last_event_at else "")]
+    lines.append(track(state, m))
+    when = due(state)
+    if state.paused_at is not None:
+        deadline = "The game is paused by the host; every clock has stopped."
+    elif when is not None and state.last_event_at is not None:
+        left = max(0, int((when - state.last_event_at).total_seconds()))
+        deadline = f"Deadline: {when:%Y-%m-%d %H:%M} UTC (in {_relative(left)})."
+    else:
+        deadline = "No deadline."
+    if state.phase == PROPOSAL:
+        lines.append(f"Now: mission {state.mission}, proposal {state.attempt}. The leader, "
+                     f"{state.leader}, proposes a team of {state.team_size()}.")
+        lines.append(deadline)
+    elif state.phase == TEAM_VOTE:
+        lines.append(f"Now: the vote on {state.leader}'s team for mission {state.mission} "
+                     f"({', '.join(state.team)}).")
+        lines.append(deadline + " Still to vote: " + (", ".join(state.waiting_for()) or "nobody") + ".")
+    elif state.phase == MISSION:
+        lines.append(f"Now: mission {state.mission} with {', '.join(state.team)}.")
+        lines.append(f"{deadline} Orders in: {len(state.orders)} of {len(state.team)}.")
+    elif state.running:
+        lines.append(f"Now: the {state.phase.replace('_', ' ')} step of mission {state.mission or 1}.")
+        lines.append(deadline + (f" Waiting for: {', '.join(state.actors)}." if state.actors else ""))
+    elif state.phase == "setup":
+        lines.append("Now: the roles are being dealt.")
+    elif state.win_reason == "aborted":
+        lines.append("The game was ended by the host.")
+    else:
+        lines.append(f"The game is over: {side_name(state, state.winner)} won.")
+    return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)
+
+
+def _relative(seconds: int) -> str:
+    d, rest = divmod(seconds, 86400)
+    h, rest = divmod(rest, 3600)
+    mins = rest // 60
+    parts = ([f"{d}d"] if d else []) + ([f"{h}h"] if h else []) + ([f"{mins}m"] if mins or not (d or h) else [])
+    return " ".join(parts)
+
+
 def host_status(state: GameState, tag: str) -> str:
     """The full state for a host who does not play: roles, votes and orders so far."""
     lines = [public_status(state, tag), "", "Roles:"]

@@ -171,6 +171,16 @@ def enqueue(item, game_id: int | None, now: datetime, priority: int = 1) -> bool
     return True
 
 
+def set_status_edit(game_id: int, key: str, block: str, now: datetime) -> None:
+    """The one status-block edit of a game: a newer block replaces one not yet sent, so
+    only the latest goes out, and one that was deferred is never lost."""
+    row = Outbox.get_or_none(Outbox.key == key)
+    if row is None:
+        Outbox.create(key=key, game=game_id, kind="edit", body=block, priority=3, created_at=naive(now))
+    elif row.body != block:
+        Outbox.update(body=block, state="pending", error="").where(Outbox.id == row.id).execute()
+
+
 def get_cursor(forum: str) -> dict:
     rows = Cursor.select().where(Cursor.forum == forum)
     return {r.name: json.loads(r.value) for r in rows}

@@ -195,6 +195,19 @@ class FakeReddit:
                     return 200, {"json": {"errors": [["THREAD_LOCKED", "that thread is locked", "parent"]]}}
                 c = self.comment(self.bot, sid, form["text"], parent)
                 return 200, {"json": {"errors": [], "data": {"things": [{"kind": "t1", "data": c}]}}}
+            if path == "/api/editusertext":
+                name = form["thing_id"]
+                if name.startswith("t3_"):
+                    thing = self.submissions.get(name[3:])
+                    if thing is not None and thing["author"] == self.bot:
+                        thing["selftext"] = form["text"]
+                        return 200, {"json": {"errors": [], "data": {"things": [{"kind": "t3", "data": thing}]}}}
+                else:
+                    thing = next((c for c in self.comments if c["name"] == name), None)
+                    if thing is not None and thing["author"] == self.bot:
+                        thing["body"], thing["edited"] = form["text"], self.clock()
+                        return 200, {"json": {"errors": [], "data": {"things": [{"kind": "t1", "data": thing}]}}}
+                return 403, {"message": "Forbidden", "error": 403}
             if path == "/api/compose":
                 self._message(self.bot, form["to"].removeprefix("/u/"), form["subject"], form["text"])
                 return 200, {"json": {"errors": []}}

@@ -586,6 +586,18 @@ _PUBLIC = {
 }
 
 
+def block_separator(m) -> str:
+    """Between the status block and the rest of the opening post."""
+    return f"\n\n{m.rule()}\n\n"
+
+
+def with_block(opening: str, block: str, m) -> str:
+    """The opening post with its status block replaced by `block`."""
+    sep = block_separator(m)
+    rest = opening.split(sep, 1)[1] if sep in opening else opening
+    return block + sep + rest
+
+
 def render_events(state: GameState, events: list[ev.Event], tag: str, markup: str = "markdown") -> list[Message]:
     """The posts and PMs for one batch of events. `state` is the state after them."""
     m = markup_for(markup)
@@ -594,7 +606,10 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
     priority = 1
     for e in events:
         if e.type == ev.GAME_STARTED:
-            out.append(Message("opening", _opening(state, e, tag, m), opening=True,
+            from ..status import status_block
+
+            body = status_block(state, tag, m) + block_separator(m) + _opening(state, e, tag, m)
+            out.append(Message("opening", body, opening=True,
                                title=f"{state.config.title} ({tag})", priority=0))
             for name in state.names:
                 out.append(Message(f"role:{name}", _role_pm(state, tag, name, m), to=name,
@@ -676,7 +691,8 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                                "may change it until the mission closes.",
                                to=e.data["player"], subject=f"{tag}: order recorded"))
     if public:
-        out.insert(0, Message("post", "\n\n".join(public), priority=priority))
+        first = 1 if out and out[0].opening else 0  # after the opening post, before the PMs
+        out.insert(first, Message("post", "\n\n".join(public), priority=priority))
     return out
 
 
