@@ -83,18 +83,20 @@ class RedditForum:
             if newest is not None:
                 new_cursor[f"sub:{sub}"] = newest
             out.extend(reversed(batch))
+        pms: list[Inbound] = []
         try:
             for item in self.reddit.inbox.unread(limit=None):
                 if isinstance(item, praw.models.Message) and item.author is not None:
-                    out.append(Inbound(
+                    pms.append(Inbound(
                         id=item.id, kind="pm", author=str(item.author), body=item.body,
                         created=_utc(item.created_utc), subject=item.subject or "",
                         parent=(item.parent_id or "").removeprefix("t4_") or None))
                 else:  # comment replies and system mail: the thread listing has the comments
-                    out.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
+                    pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
                                        body="", created=_utc(item.created_utc)))
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
+        out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor)
 
     def _comment(self, c, sub: str) -> Inbound:

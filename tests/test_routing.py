@@ -37,3 +37,32 @@ def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, clock):
     forum.send_pm("bob", "forumbot", f"{g2.tag}", "APPROVE")
     mod.cycle()
     assert f"not in a running game tagged {g2.tag}" in people.pms_to("bob")[-1]
+
+
+def test_a_reply_to_a_bot_pm_is_routed_on_reddit(db, clock, fake_reddit):
+    """Reddit keeps the subject on a reply ("re: G2: your role"), and the bot's subjects
+    always carry the game tag; so a bare reply to the bot's PM finds its game."""
+    import praw
+
+    from adapters.reddit import RedditForum
+
+    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
+    mod = Moderator(forum, clock=clock)
+    for host, players in (("host1", "alice, bob, carol, dave, erin"), ("host2", "zed, yan, xu, wes, alice")):
+        fake_reddit.pm_bot(host, "new game", "preset: resistance\nleader_order: listed\n"
+                           f"subreddit: games\nplayers: [{players}]\n")
+    mod.cycle()
+    mod.cycle()
+    g1, g2 = list(store.Game.select().order_by(store.Game.id))
+    assert (g1.host, g2.host) == ("host1", "host2")  # PMs of the same second keep their order
+    fake_reddit.comment("alice", g1.thread, "**PROPOSE: alice, bob**")
+    fake_reddit.comment("zed", g2.thread, "**PROPOSE: zed, alice**")
+    mod.cycle()
+    role_pm = next(m for m in fake_reddit.pms_to("alice") if m["subject"] == f"{g2.tag}: your role")
+    fake_reddit.pm_bot("alice", "re: " + role_pm["subject"], "REJECT", parent=role_pm["id"])
+    mod.cycle()
+    assert mod.state(g2).votes == {"alice": "reject"} and mod.state(g1).votes == {}
+    fake_reddit.pm_bot("alice", "a vote", "APPROVE")  # neither a tag nor a reply: ambiguous
+    mod.cycle()
+    assert "several games" in fake_reddit.pms_to("alice")[-1]["body"]
+    assert mod.state(g1).votes == {}
