@@ -22,12 +22,12 @@ class Problem:
 
 TOP_KEYS = {
     "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit",
-    "leader_order", "seed", "deadlines", "missed",
+    "leader_order", "seed", "deadlines", "missed", "min_players", "max_players",
 }
 # In the contract (commands.md) but not built yet: refused with a clear word, never ignored.
 PLANNED_KEYS = {
     "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "category",
-    "min_players", "max_players", "signup_thread",
+    "signup_thread",
 }
 PRESET_KEYS = {"roles", "lady_of_the_lake", "plot_cards", "mission_cards"}
 DEADLINE_KEYS = {"proposal", "team_vote", "mission", "choice", "card_window", "remind_before",
@@ -94,7 +94,7 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     if players is None:
         bad("players", f"is required: a list of {MIN_PLAYERS} to {MAX_PLAYERS} usernames")
     elif players == "signup":
-        bad("players", "sign-ups are not supported by this version yet; list the players")
+        pass  # min_players / max_players below
     elif not isinstance(players, list):
         bad("players", f"must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} usernames, like [alice, bob]")
     else:
@@ -112,6 +112,7 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
             bad("players", f"needs {MIN_PLAYERS} to {MAX_PLAYERS} players; {len(names)} listed")
 
     kw: dict = {}
+    _signup_limits(doc, preset, players == "signup", kw, bad)
     _choice(doc, "team_votes", ("any", "pm"), kw, bad)
     _choice(doc, "leader_order", ("random", "listed"), kw, bad)
     if "title" in doc:
@@ -168,6 +169,30 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     return GameConfig(preset=preset.name, players=tuple(names), host=host, **kw), []
 
 
+def _signup_limits(doc: dict, preset, signup: bool, kw: dict, bad) -> None:
+    """`players: signup` takes `min_players` and `max_players` (the preset's limits by default)."""
+    low, high = MIN_PLAYERS, MAX_PLAYERS
+    if preset is not None and preset.fixed_roster:
+        low = high = len(preset.fixed_roster[0]) + len(preset.fixed_roster[1])
+    if not signup:
+        for k in ("min_players", "max_players"):
+            if k in doc:
+                bad(k, "is only for sign-ups (`players: signup`)")
+        return
+    got = {}
+    for k, default in (("min_players", low), ("max_players", high)):
+        v = doc.get(k, default)
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            bad(k, f"must be a whole number from {low} to {high}")
+        got[k] = v
+    if isinstance(got["min_players"], int) and isinstance(got["max_players"], int) \
+            and got["min_players"] > got["max_players"]:
+        bad("min_players", f"is more than max_players ({got['max_players']})")
+    if "aliases" in doc:
+        bad("aliases", "needs a list of players; with sign-ups there is none yet")
+    kw.update(got)
+
+
 def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
     """The keys that depend on the preset: roles, the Lady, the card decks, table sizes."""
     from .rules.presets import spy_count
@@ -189,9 +214,10 @@ def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
             if len(set(wanted)) != len(wanted):
                 bad("roles", "a role is listed twice")
             evil = 1 + len({r for r in wanted if r in ("morgana", "mordred", "oberon")})
-            if names and MIN_PLAYERS <= len(names) <= MAX_PLAYERS and evil > spy_count(len(names)):
+            size = len(names) or (kw.get("min_players") if isinstance(kw.get("min_players"), int) else 0)
+            if size and MIN_PLAYERS <= size <= MAX_PLAYERS and evil > spy_count(size):
                 bad("roles", f"{evil} special spies (the Assassin included) do not fit: "
-                             f"{len(names)} players have {spy_count(len(names))} spies")
+                             f"{size} players have {spy_count(size)} spies")
             kw["roles"] = tuple(sorted(set(wanted) - {"merlin", "assassin"}))
     for key in ("lady_of_the_lake", "plot_cards", "mission_cards"):
         if key in doc and key in preset.allowed_keys and not isinstance(doc[key], bool):

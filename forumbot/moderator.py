@@ -25,7 +25,8 @@ from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose
                              HostExtend, HostPause, HostReplace, HostResume, LadyTarget, PassCard, PlayCard,
                              ProxyVote, TakeCard)
 from .render.markup import markup_for
-from .render.posts import with_block
+from .render.posts import block_separator, with_block
+from .signups import Signups
 from .status import host_status, status_block
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
@@ -61,6 +62,7 @@ class Moderator:
         self.clock = clock
         self.hosts = {h.casefold() for h in hosts} if hosts else set()
         self._states: dict[int, GameState] = {}
+        self.signups = Signups(self)
 
     # --- the cycle -----------------------------------------------------------------
 
@@ -83,7 +85,7 @@ class Moderator:
 
     def fetch(self) -> int:
         threads = [g.thread for g in Game.select(Game.thread).where(
-            (Game.status == "running") & Game.thread.is_null(False) & (Game.forum == self.forum.name))]
+            Game.status.in_(("running", "signup")) & Game.thread.is_null(False) & (Game.forum == self.forum.name))]
         fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
         with db.atomic():
             for m in fetched.inbound:
@@ -159,10 +161,10 @@ class Moderator:
             if game is None:
                 return
             commands = parse_comment(row.body)
-            row.game = game.id
-            row.commands = sum(1 for c in commands if c.verb not in ("status", "help"))
-            for i, parsed in enumerate(commands):
-                self._player_command(game, row, parsed, "thread", at, i)
+            if game.status == "signup":
+                self.signups.comment(game, row, commands, at)
+            else:
+                self._comment_commands(game, row, commands, at)
             return
         commands = parse_pm(row.body)
         if not commands:
@@ -176,6 +178,12 @@ class Moderator:
             game = self._game_for_pm(row, i)
             if game is not None:
                 self._player_command(game, row, parsed, "pm", at, i)
+
+    def _comment_commands(self, game: Game, row: Inbound, commands: list[Parsed], at: datetime) -> None:
+        row.game = game.id
+        row.commands = sum(1 for c in commands if c.verb not in ("status", "help"))
+        for i, parsed in enumerate(commands):
+            self._player_command(game, row, parsed, "thread", at, i)
 
     def _game_for_pm(self, row: Inbound, i: int) -> Game | None:
         mine = [g for g in self._running_games() if self._seat_name(g, row.author) or
@@ -335,6 +343,14 @@ class Moderator:
         if verb not in HOST_COMMANDS:
             self._reply(row, game, f"{verb.upper()} is not available in this version of the bot yet.", i)
             return
+        rest = parsed.extra.strip()
+        if game.status == "signup":
+            self.signups.host(game, verb, rest, row, i, at)
+        else:
+            self._host_command_on(game, verb, rest, row, i, at)
+
+    def _host_command_on(self, game: Game, verb: str, rest: str, row: Inbound, i: int, at: datetime) -> None:
+        tag = game.tag
         self._fire_game_deadlines(game, at)
         state = self.state(game)
         if verb == "status":
@@ -344,7 +360,6 @@ class Moderator:
         if not state.running:
             self._reply(row, game, f"{tag} is over.", i)
             return
-        rest = parsed.extra.strip()
         if verb == "extend":
             try:
                 seconds = deadlines.parse_duration(rest or "x")
@@ -392,7 +407,8 @@ class Moderator:
         state = self.state(game, refresh_from=events)
         for msg in render_events(state, events, game.tag, self.forum.markup.value):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
-        if not any(e.type == "game_started" for e in events):  # the opening post has it already
+        if not any(e.type == "game_started" for e in events) or self._has_signup_post(game):
+            # (a new game's opening post carries its block already)
             block = status_block(state, game.tag, markup_for(self.forum.markup.value))
             store.set_status_edit(game.id, f"{game.tag}:status-block", block, self.clock())
         due = deadlines.next_wakeup(state)
@@ -403,6 +419,11 @@ class Moderator:
 
     def _enqueue_message(self, game: Game, msg: Message, key: str) -> None:
         now = self.clock()
+        body = msg.body
+        if msg.opening and not key.endswith(":0:opening") and self._has_signup_post(game):
+            sep = block_separator(markup_for(self.forum.markup.value))  # the sign-up post keeps the block
+            body = body.split(sep, 1)[1] if sep in body else body
+            msg = Message(msg.slot, body, msg.to, msg.subject, msg.opening, msg.title, msg.priority)
         if msg.to is not None:
             out = Outgoing(key=key, kind="pm", body=msg.body, to=msg.to, subject=msg.subject)
         elif msg.opening and game.thread is None:
@@ -411,6 +432,10 @@ class Moderator:
         else:
             out = Outgoing(key=key, kind="comment", body=msg.body, thread=game.thread)
         store.enqueue(out, game.id, now, msg.priority)
+
+    @staticmethod
+    def _has_signup_post(game: Game) -> bool:
+        return Outbox.select().where(Outbox.key == f"{game.tag}:0:opening").exists()
 
     def _public_status_recently(self, game: Game, at: datetime) -> bool:
         since = store.naive(at - timedelta(seconds=STATUS_EVERY))
@@ -451,7 +476,10 @@ class Moderator:
         game = Game.create(forum=self.forum.name, host=row.author, preset=cfg.preset,
                            config=_json(cfg.to_json()), seed=seed, thread=thread,
                            created_at=store.naive(at))
-        self._commit_events(game, start(cfg, seed, at))
+        if cfg.signup:
+            self.signups.open(game, at)
+        else:
+            self._commit_events(game, start(cfg, seed, at))
         if thread:  # a new thread's link goes to the host once the thread exists
             self._tell_host_started(game, thread)
 
@@ -483,12 +511,15 @@ class Moderator:
 
     def fire_deadlines(self, now: datetime) -> int:
         fired = 0
-        due = Game.select().where((Game.status == "running") & (Game.forum == self.forum.name) &
+        due = Game.select().where(Game.status.in_(("running", "signup")) & (Game.forum == self.forum.name) &
                                   (Game.next_deadline <= store.naive(now)))
         for game in list(due):
             try:
                 with db.atomic():
-                    fired += self._fire_game_deadlines(game, now)
+                    if game.status == "signup":
+                        fired += self.signups.deadline(game, now)
+                    if game.status == "running":
+                        fired += self._fire_game_deadlines(game, now)
             except Exception:
                 log.exception("deadline of %s failed", game.tag)
                 self._states.pop(game.id, None)
@@ -496,7 +527,8 @@ class Moderator:
 
     def next_deadline(self) -> datetime | None:
         g = (Game.select(Game.next_deadline).where(
-            (Game.status == "running") & Game.next_deadline.is_null(False) & (Game.forum == self.forum.name))
+            Game.status.in_(("running", "signup")) & Game.next_deadline.is_null(False)
+            & (Game.forum == self.forum.name))
             .order_by(Game.next_deadline).first())
         return store.aware(g.next_deadline) if g else None
 
@@ -557,7 +589,8 @@ class Moderator:
     def _edit(self, item: Outbox, now: datetime) -> int:
         """A status-block edit of the opening post. Edits are idempotent: after an
         uncertain failure the same edit is simply sent again."""
-        opening = Outbox.get_or_none((Outbox.game == item.game) & Outbox.key.endswith(":opening"))
+        opening = (Outbox.select().where((Outbox.game == item.game) & Outbox.key.endswith(":opening"))
+                   .order_by(Outbox.id).first())
         if opening is None or opening.state != "posted":
             return 0  # the opening post is not out yet
         body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
@@ -598,6 +631,14 @@ class Moderator:
                 self._tell_host_started(Game.get_by_id(item.game), posted.url or posted.id)
 
     def _tell_host_started(self, game: Game, where: str) -> None:
+        if game.status == "signup":
+            out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
+                           subject=f"{game.tag}: sign-ups are open",
+                           body=f"Sign-ups for {game.tag} are open: {where}\n\nPlayers comment "
+                                "**JOIN** there. The game starts by itself; put "
+                                f"{game.tag} in the subject of PMs about this game.")
+            store.enqueue(out, game.id, self.clock(), priority=0)
+            return
         out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
                        subject=f"{game.tag}: your game is running",
                        body=f"Game {game.tag} is running: {where}\n\nThe roles have gone out by "

@@ -46,7 +46,7 @@ def status_block(state: GameState, tag: str, m) -> str:
         deadline = "The game is paused by the host; every clock has stopped."
     elif when is not None and state.last_event_at is not None:
         left = max(0, int((when - state.last_event_at).total_seconds()))
-        deadline = f"Deadline: {when:%Y-%m-%d %H:%M} UTC (in {_relative(left)})."
+        deadline = f"Deadline: {when:%Y-%m-%d %H:%M} UTC (in {relative(left)})."
     else:
         deadline = "No deadline."
     if state.phase == PROPOSAL:
@@ -72,7 +72,7 @@ def status_block(state: GameState, tag: str, m) -> str:
     return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)
 
 
-def _relative(seconds: int) -> str:
+def relative(seconds: int) -> str:
     d, rest = divmod(seconds, 86400)
     h, rest = divmod(rest, 3600)
     mins = rest // 60

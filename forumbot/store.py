@@ -30,7 +30,7 @@ class Game(BaseModel):
     preset = CharField()
     config = TextField()  # GameConfig as JSON
     seed = BigIntegerField()
-    status = CharField(default="running")  # running | finished | aborted
+    status = CharField(default="running")  # signup | running | finished | aborted
     thread = CharField(null=True)
     thread_url = CharField(null=True)
     created_at = DateTimeField()
@@ -101,6 +101,18 @@ class Outbox(BaseModel):
     posted_at = DateTimeField(null=True)
 
 
+class Signup(BaseModel):
+    """A player who commented JOIN on a game in sign-ups (deleted on LEAVE)."""
+
+    game = ForeignKeyField(Game, backref="signups", on_delete="CASCADE")
+    name = CharField()
+    folded = CharField()
+    joined_at = DateTimeField()
+
+    class Meta:
+        indexes = ((("game", "folded"), True),)
+
+
 class Cursor(BaseModel):
     forum = CharField()
     name = CharField()
@@ -110,7 +122,7 @@ class Cursor(BaseModel):
         indexes = ((("forum", "name"), True),)
 
 
-MODELS = [Game, Event, Inbound, Outbox, Cursor]
+MODELS = [Game, Event, Inbound, Outbox, Signup, Cursor]
 
 
 def connect(url: str):

@@ -20,3 +20,18 @@ def test_there_is_a_config_for_every_preset():
 def test_readme_config_passes(config):
     cfg, problems = parse_config(config, "host")
     assert problems == []
+
+
+def test_every_host_command_is_in_the_readme():
+    from forumbot.moderator import HOST_COMMANDS
+
+    for verb in HOST_COMMANDS:
+        assert f"`{verb.upper()} G12" in HOSTING, verb
+
+
+def test_every_player_command_is_in_the_readme():
+    playing = README[README.index("## Playing"):README.index("## Running it")]
+    for word in ("JOIN", "LEAVE", "PROPOSE", "APPROVE", "REJECT", "ABSTAIN", "CRITICAL", "SUPPORT",
+                 "SABOTAGE", "GIVE", "PLAY", "PROXY", "TAKE", "CHOOSE", "PASS", "LADY", "ASSASSINATE",
+                 "STATUS", "HELP"):
+        assert word in playing, word

@@ -46,6 +46,13 @@ class GameConfig:
     lady_of_the_lake: bool = False
     plot_cards: bool = False
     mission_cards: bool = False
+    min_players: int | None = None  # sign-ups (`players: signup`): the table's limits
+    max_players: int | None = None
+
+    @property
+    def signup(self) -> bool:
+        """Players sign up in the thread; `players` is empty until the game starts."""
+        return not self.players
 
     @property
     def rules(self) -> Preset:
