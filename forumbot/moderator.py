@@ -37,6 +37,9 @@ TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
                  "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
                  "status": None}
+PER_AUTHOR_PER_CYCLE = 20  # messages of one sender handled in a cycle; the rest wait their turn
+REPLIES_PER_AUTHOR = 5  # answers to one sender in REPLY_WINDOW; past that the bot stays quiet
+REPLY_WINDOW = 600  # seconds
 RECHECK_LIMIT = 100  # comments re-checked for edits in one cycle (one info() request on Reddit)
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
@@ -134,7 +137,7 @@ class Moderator:
         count = 0
         pending = (Inbound.select().where((Inbound.state == "new") & (Inbound.forum == self.forum.name))
                    .order_by(Inbound.created, Inbound.id))
-        for row in list(pending):
+        for row in fair_share(list(pending), PER_AUTHOR_PER_CYCLE):
             try:
                 with db.atomic():
                     self._handle(row)
@@ -444,6 +447,9 @@ class Moderator:
 
     def _reply(self, row: Inbound, game: Game | None, text: str, i: int, private: bool = True,
                key: str | None = None) -> None:
+        if self._flooding(row):
+            log.info("not answering %s: %d answers in %ds already", row.author, REPLIES_PER_AUTHOR, REPLY_WINDOW)
+            return
         key = key or f"re:{self.forum.name}:{row.ext_id}:{i}"
         tag = game.tag if game else None
         if row.kind == "comment" and not private:
@@ -453,6 +459,14 @@ class Moderator:
             subject = f"{tag}: re: your message" if tag else "re: your message"
             out = Outgoing(key=key, kind="pm", body=text, to=row.author, subject=subject)
         store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
+
+    def _flooding(self, row: Inbound) -> bool:
+        """Has this sender had REPLIES_PER_AUTHOR answers in the last REPLY_WINDOW seconds?"""
+        since = store.naive(at_or_now(row, self.clock) - timedelta(seconds=REPLY_WINDOW))
+        answered = Outbox.select().where(
+            Outbox.key.startswith(f"re:{self.forum.name}:") & (Outbox.created_at > since)
+            & ((Outbox.to == row.author) | Outbox.body.startswith(f"u/{row.author}:"))).count()
+        return answered >= REPLIES_PER_AUTHOR
 
     # --- games ---------------------------------------------------------------------
 
@@ -662,6 +676,19 @@ class Moderator:
         state = self.state(game)
         from .status import public_status
         return public_status(state, game.tag)
+
+
+def fair_share(rows: list[Inbound], per_author: int) -> list[Inbound]:
+    """At most `per_author` messages of each sender, in time order: one sender's flood must
+    not hold up everyone else's votes (the rest wait for the next cycles)."""
+    taken: dict[str, int] = {}
+    out = []
+    for r in rows:
+        n = taken.get(r.author.casefold(), 0)
+        if n < per_author:
+            taken[r.author.casefold()] = n + 1
+            out.append(r)
+    return out
 
 
 def at_or_now(row: Inbound, clock) -> datetime:

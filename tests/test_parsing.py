@@ -147,3 +147,27 @@ def test_config_garbage_is_a_problem_not_a_crash(text):
 def test_config_loader_never_raises(text):
     cfg, problems = parse_config(text, "host")
     assert (cfg is None) == bool(problems)
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 50) | st.text(max_size=12)
+    | st.sampled_from(["signup", "avalon", "resistance", "12h", "none", "by-side", "listed", "pm"]),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20)
+_KEYS = ["title", "preset", "players", "team_votes", "aliases", "thread", "subreddit", "leader_order",
+         "seed", "deadlines", "missed", "min_players", "max_players", "roles", "lady_of_the_lake",
+         "plot_cards", "mission_cards", "intro"]
+
+
+@given(st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=10),
+       st.sampled_from(["resistance", "resistance-plot", "so-say-we-all", "avalon", "avalon-2020"]))
+@settings(max_examples=300, deadline=None)
+def test_config_loader_on_structured_nonsense(doc, preset):
+    """Right keys, wrong shapes: always problems named by key, or a valid config."""
+    import yaml
+
+    doc.setdefault("preset", preset)
+    cfg, problems = parse_config(yaml.safe_dump(doc), "host")
+    assert (cfg is None) == bool(problems)
+    if cfg is not None:
+        assert cfg.signup or 5 <= len(cfg.players) <= 10

@@ -59,6 +59,12 @@ def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
     return state
 
 
+# How players write each command: for a refusal of one the game does not have.
+COMMAND_WORDS = {"Assassinate": "ASSASSINATE", "LadyTarget": "LADY", "GiveCard": "GIVE",
+                 "PlayCard": "PLAY", "TakeCard": "TAKE", "Choose": "CHOOSE", "PassCard": "PASS",
+                 "ProxyVote": "PROXY"}
+
+
 def apply(
     state: GameState, command: Command, plugins: list[RulePlugin] | None = None
 ) -> list[Event] | Refusal:
@@ -74,7 +80,8 @@ def apply(
         if type(command) in p.handles:
             handler = p.handle
     if handler is None:
-        return Refusal(f"{type(command).__name__} is not part of this game.")
+        word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())
+        return Refusal(f"{word} is not part of this game ({state.config.rules.title}).")
     refusal = handler(tx, command)
     if refusal is not None:
         return refusal
