@@ -20,6 +20,8 @@ import praw
 import prawcore
 from praw.exceptions import RedditAPIException
 
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+
 from .base import (Fetched, Inbound, Markup, Outgoing, PermanentError, Posted, TransientError,
                    UncertainError)
 
@@ -31,6 +33,20 @@ PERMANENT_API_ERRORS = {
 MARK_READ_BATCH = 25
 PAGE = 100
 MAX_PAGES = 10
+THREAD_MORE = 8  # "load more comments" expansions per thread after a gap
+
+
+def _read_wait(backoff: float, max_wait: float):
+    """Retry-After when Reddit sent one (capped), else exponential backoff with jitter."""
+    exponential = wait_random_exponential(multiplier=backoff, max=max_wait)
+
+    def wait(state) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        after = getattr(error, "retry_after", None)
+        if after is not None:
+            return min(float(after), max_wait)
+        return exponential(state)
+    return wait
 
 
 def marker(key: str) -> str:
@@ -40,9 +56,17 @@ def marker(key: str) -> str:
 class RedditForum:
     markup = Markup.MARKDOWN
 
-    def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None):
+    def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None,
+                 read_attempts: int = 3, backoff: float = 1.0, max_wait: float = 60.0):
         self.reddit = reddit
+        self.gaps = 0  # how often a thread's own listing had to fill a gap
         single_shot_posts(reddit)
+        # Reads that fail for a moment (5xx, a dropped connection, 429) are tried again,
+        # with exponential backoff and jitter, or as long as Retry-After says (capped).
+        self._retrying = Retrying(
+            retry=retry_if_exception_type((prawcore.ServerError, prawcore.RequestException,
+                                           prawcore.TooManyRequests)),
+            wait=_read_wait(backoff, max_wait), stop=stop_after_attempt(read_attempts), reraise=True)
         self.name = name
         self.bot_name = reddit.config.username or "forumbot"
         self.default_subreddit = default_subreddit
@@ -55,6 +79,12 @@ class RedditForum:
         reddit = praw.Reddit(check_for_updates=False, **kw)
         return cls(reddit, default_subreddit=s.get("subreddit"))
 
+    def requests_left(self) -> int | None:
+        """What Reddit's X-Ratelimit-Remaining said last (None before the first answer).
+        prawcore also spaces requests out by these headers on its own."""
+        limiter = getattr(self.reddit._core, "_rate_limiter", None)
+        return getattr(limiter, "remaining", None)
+
     # --- reading ---------------------------------------------------------------------
 
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
@@ -66,38 +96,66 @@ class RedditForum:
             by_sub.setdefault(sub, set()).add(f"t3_{sid}")
         for sub, links in sorted(by_sub.items()):
             seen = cursor.get(f"sub:{sub}")
-            newest = seen
-            batch = []
             try:
-                for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
-                    if newest is None or c.created_utc > newest["t"]:
-                        newest = {"t": c.created_utc, "id": c.id}
-                    if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
-                        break
-                    if c.link_id in links and str(c.author).lower() != self.bot_name.lower():
-                        batch.append(self._comment(c, sub))
-                    if seen is None and len(batch) + 1 >= PAGE:
-                        break
+                newest, batch, gap = self._retrying(self._listing, sub, links, seen)
+                if gap:  # more new comments than the listing reaches: read each game thread
+                    self.gaps += 1
+                    batch = [c for link in sorted(links)
+                             for c in self._retrying(self._thread_comments, sub, link, seen["t"])]
+                    batch.sort(key=lambda c: c.created, reverse=True)
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"listing r/{sub}: {e}") from e
             if newest is not None:
                 new_cursor[f"sub:{sub}"] = newest
             out.extend(reversed(batch))
-        pms: list[Inbound] = []
         try:
-            for item in self.reddit.inbox.unread(limit=None):
-                if isinstance(item, praw.models.Message) and item.author is not None:
-                    pms.append(Inbound(
-                        id=item.id, kind="pm", author=str(item.author), body=item.body,
-                        created=_utc(item.created_utc), subject=item.subject or "",
-                        parent=(item.parent_id or "").removeprefix("t4_") or None))
-                else:  # comment replies and system mail: the thread listing has the comments
-                    pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
-                                       body="", created=_utc(item.created_utc)))
+            pms = self._retrying(self._unread)
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor)
+
+    def _listing(self, sub: str, links: set[str], seen: dict | None):
+        """New comments of the game threads in one subreddit, newest first, back to `seen`."""
+        newest = seen
+        batch = []
+        reached = seen is None
+        read = 0
+        for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
+            read += 1
+            if newest is None or c.created_utc > newest["t"]:
+                newest = {"t": c.created_utc, "id": c.id}
+            if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
+                reached = True
+                break
+            if c.link_id in links and str(c.author).lower() != self.bot_name.lower():
+                batch.append(self._comment(c, sub))
+            if seen is None and len(batch) + 1 >= PAGE:
+                break
+        # A gap: the listing ran out (Reddit keeps about 1,000) before the last comment seen.
+        gap = not reached and read >= PAGE * MAX_PAGES
+        return newest, batch, gap
+
+    def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:
+        """A game thread's own comments since `since` (the fallback after a gap)."""
+        submission = self.reddit.submission(link.removeprefix("t3_"))
+        submission.comment_sort = "new"
+        submission.comments.replace_more(limit=THREAD_MORE)
+        return [self._comment(c, sub) for c in submission.comments.list()
+                if c.created_utc >= since and str(c.author).lower() != self.bot_name.lower()]
+
+    def _unread(self) -> list[Inbound]:
+        pms: list[Inbound] = []
+        for item in self.reddit.inbox.unread(limit=None):
+            if isinstance(item, praw.models.Message) and item.author is not None:
+                pms.append(Inbound(
+                    id=item.id, kind="pm", author=str(item.author), body=item.body,
+                    created=_utc(item.created_utc), subject=item.subject or "",
+                    parent=(item.parent_id or "").removeprefix("t4_") or None))
+            else:  # comment replies and system mail: the thread listing has the comments
+                pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
+                                   body="", created=_utc(item.created_utc)))
+        return pms
 
     def _comment(self, c, sub: str) -> Inbound:
         return Inbound(id=c.id, kind="comment", author=str(c.author) if c.author else "[deleted]",

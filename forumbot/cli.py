@@ -50,7 +50,8 @@ def _run(args) -> int:
     settings = _settings_and_store(args)
     if settings is None:
         return 2
-    mod = Moderator(make_forum(settings), hosts=settings.hosts)
+    mod = Moderator(make_forum(settings), hosts=settings.hosts,
+                    writes_per_minute=settings.writes_per_minute)
     if args.once:
         report = mod.cycle()
         print(f"fetched {report.fetched}, handled {report.handled}, posted {report.posted}, "

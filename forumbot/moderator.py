@@ -26,6 +26,7 @@ from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose
                              ProxyVote, TakeCard)
 from .render.markup import markup_for
 from .render.posts import block_separator, with_block
+from .budget import WriteBudget, backoff
 from .signups import Signups
 from .status import host_status, status_block
 from .rules.state import FINISHED, GameState
@@ -60,9 +61,10 @@ class CycleReport:
 
 class Moderator:
     def __init__(self, forum: Forum, clock: Callable[[], datetime] = utcnow,
-                 hosts: set[str] | None = None):
+                 hosts: set[str] | None = None, writes_per_minute: int | None = None):
         self.forum = forum
         self.clock = clock
+        self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
         self.hosts = {h.casefold() for h in hosts} if hosts else set()
         self._states: dict[int, GameState] = {}
         self.signups = Signups(self)
@@ -551,11 +553,16 @@ class Moderator:
     def flush(self) -> int:
         posted = 0
         now = self.clock()
-        items = (Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
-        for item in sorted(items, key=lambda x: (x.kind == "edit", x.id)):  # status edits last
-            if item.not_before is not None and store.aware(item.not_before) > now:
-                continue
+        items = [i for i in Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id)
+                 if i.not_before is None or store.aware(i.not_before) <= now]
+        if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
+            items.sort(key=lambda i: (i.priority, i.id))
+        left = getattr(self.forum, "requests_left", lambda: None)
+        for item in items:
+            if not self.budget.allow(item.priority, left()):
+                continue  # waits for a later cycle: it stays in the outbox
             if item.kind == "edit":
+                self.budget.spend()
                 posted += self._edit(item, now)
                 continue
             if item.kind == "comment" and item.thread is None:
@@ -581,10 +588,11 @@ class Moderator:
                 item.uncertain = True
                 item.attempts += 1
                 item.save()
+                self.budget.spend()
                 self._posted(item, self.forum.post(out))
                 posted += 1
             except TransientError as e:
-                wait = e.retry_after if e.retry_after is not None else 30
+                wait = backoff(item.attempts, e.retry_after)
                 item.uncertain = False
                 item.not_before = store.naive(now + timedelta(seconds=wait))
                 item.error = str(e)[:500]
@@ -613,7 +621,7 @@ class Moderator:
             item.attempts += 1
             posted = self.forum.post(out)
         except TransientError as e:
-            wait = e.retry_after if e.retry_after is not None else 30
+            wait = backoff(item.attempts, e.retry_after)
             item.not_before = store.naive(now + timedelta(seconds=wait))
             item.error = str(e)[:500]
             item.save()

@@ -12,6 +12,7 @@ from .deadlines import parse_duration
 class Settings:
     forum: str = "local"
     poll_interval: int = 30
+    writes_per_minute: int = 60  # posts, PMs and edits a minute (Reddit allows 100 requests)
     hosts: set[str] = field(default_factory=set)
     database_url: str = "sqlite:///forumbot.db"
     local_path: str = "forumbot-local.db"
@@ -40,6 +41,12 @@ def load_settings(path: str | None = None) -> Settings:
         s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
     except ValueError as e:
         raise SettingsError(f"[bot] poll_interval: {e}") from None
+    try:
+        s.writes_per_minute = int(bot.get("writes_per_minute", "60"))
+        if s.writes_per_minute < 1:
+            raise ValueError
+    except ValueError:
+        raise SettingsError("[bot] writes_per_minute: must be a whole number of at least 1") from None
     s.hosts = {h.strip().removeprefix("u/") for h in bot.get("hosts", "").split(",") if h.strip()}
     if cp.has_section("database"):
         s.database_url = cp["database"].get("url", s.database_url).strip() or s.database_url

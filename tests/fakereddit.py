@@ -7,6 +7,8 @@ requests fail the way Reddit does."""
 from __future__ import annotations
 
 import itertools
+import random
+from collections import Counter
 import json
 import threading
 import time
@@ -35,6 +37,12 @@ class FakeReddit:
         self.messages: list[dict] = []
         self.requests: list[tuple[str, str]] = []
         self.faults: list = []  # callables (method, path) -> (status, body) | None, consumed in order
+        # Random faults: this share of requests fails, as one of FAULT_KINDS (seeded).
+        self.fault_rate = 0.0
+        self.fault_rng = random.Random(0)
+        self.injected: Counter = Counter()
+        self.ratelimit = {"x-ratelimit-remaining": "590", "x-ratelimit-used": "10",
+                          "x-ratelimit-reset": "300"}
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -153,6 +161,12 @@ class FakeReddit:
                         if (fault := f(method, path)) is not None:
                             del fake.faults[i]
                             break
+                    if fault is None and fake.fault_rate and "access_token" not in path \
+                            and fake.fault_rng.random() < fake.fault_rate:
+                        kinds = FAULT_KINDS if method == "POST" else FAULT_KINDS[:4]
+                        kind = fake.fault_rng.choice(kinds)
+                        fake.injected[kind] += 1
+                        fault = FAULTS[kind]
                 if fault is not None:
                     status, payload, after = fault if len(fault) == 3 else (*fault, None)
                     if after == "commit":  # the write lands, then the answer fails
@@ -162,8 +176,7 @@ class FakeReddit:
                         return
                     return self._reply(status, payload, {"retry-after": "1"} if status == 429 else None)
                 status, payload = fake.route(method, path, query, form)
-                self._reply(status, payload, {"x-ratelimit-remaining": "590",
-                                              "x-ratelimit-used": "10", "x-ratelimit-reset": "300"})
+                self._reply(status, payload, dict(fake.ratelimit))
 
             def do_GET(self):
                 self._serve("GET")
@@ -233,12 +246,34 @@ class FakeReddit:
             if path == f"/user/{self.bot}/submitted":
                 items = [s for s in self.submissions.values() if s["author"] == self.bot]
                 return 200, listing("t3", list(reversed(items)), q)
+            if path.startswith("/comments/"):  # a thread and its comments (flat)
+                sid = path.split("/")[2]
+                s = self.submissions.get(sid)
+                if s is None:
+                    return 404, {"message": "Not Found", "error": 404}
+                items = [dict(c, replies="", depth=0) for c in self.comments if c["link_id"] == s["name"]]
+                return 200, [{"kind": "Listing", "data": {"children": [{"kind": "t3", "data": s}],
+                                                           "after": None, "before": None}},
+                             {"kind": "Listing", "data": {"children": [{"kind": "t1", "data": c} for c in items],
+                                                           "after": None, "before": None}}]
             if path == "/api/info":
                 names = q.get("id", "").split(",")
                 things = [{"kind": "t3", "data": s} for s in self.submissions.values() if s["name"] in names]
                 things += [{"kind": "t1", "data": c} for c in self.comments if c["name"] in names]
                 return 200, {"kind": "Listing", "data": {"children": things, "after": None, "before": None}}
             return 404, {"message": "Not Found", "error": 404}
+
+
+ERROR = {"message": "error", "error": 500}
+FAULTS = {
+    "429": (429, {"message": "Too Many Requests", "error": 429}),
+    "500": (500, ERROR),
+    "503": (503, ERROR),
+    "drop": (0, None),  # the connection closes with no answer
+    "commit-500": (500, ERROR, "commit"),  # the write lands, then the answer is an error
+    "commit-drop": (0, None, "commit"),  # the write lands, then the connection drops
+}
+FAULT_KINDS = list(FAULTS)
 
 
 def listing(kind: str, items: list[dict], q: dict) -> dict:
