@@ -1,0 +1,97 @@
+"""Plays a whole game through the forum, as players would type it, with moves chosen at
+random from the true state (seeded). Used where a game must come out the same whatever
+happens to the forum or the process in between: fault injection and the crash sweep."""
+from __future__ import annotations
+
+import random
+import re
+from datetime import timedelta
+
+from forumbot import deadlines, store
+from forumbot.rules.commands import (Assassinate, Choose, GiveCard, LadyTarget, MissionOrder,
+                                     PassCard, PlayCard, Propose, ProxyVote, TakeCard, TeamVote)
+from forumbot.rules.random_play import random_command
+
+MARKER = re.compile(r"\[\]\(#fb-[0-9a-f]{16}\)")
+
+
+def command_text(cmd, state, tag: str) -> tuple[str, str]:
+    """(where, text): "thread" or "pm", and the words a player would type."""
+    if isinstance(cmd, Propose):
+        public = f"; PUBLIC: {cmd.public}" if cmd.public else ""
+        return "thread", f"**PROPOSE: {', '.join(cmd.team)}{public}**"
+    if isinstance(cmd, TeamVote):
+        word = ("CRITICAL " if cmd.critical else "") + cmd.choice.upper()
+        return ("pm", f"{tag} {word}") if cmd.via == "pm" else ("thread", f"**{word}**")
+    if isinstance(cmd, MissionOrder):
+        word = cmd.choice.upper()
+        return ("thread", f"**{word}**") if cmd.via == "thread" else ("pm", f"{tag} {word}")
+    if isinstance(cmd, Assassinate):
+        return "thread", f"**ASSASSINATE: {cmd.target}**"
+    if isinstance(cmd, LadyTarget):
+        return "thread", f"**LADY: {cmd.target}**"
+    if isinstance(cmd, GiveCard):
+        return "thread", f"**GIVE: {cmd.card} -> {cmd.target}**"
+    if isinstance(cmd, PlayCard):
+        target = f" -> {cmd.target}" if cmd.target else ""
+        vote = f" {cmd.choice.upper()}" if cmd.choice else ""
+        return "thread", f"**PLAY: {cmd.card}{target}{vote}**"
+    if isinstance(cmd, TakeCard):
+        return "thread", f"**TAKE: {cmd.card} FROM {cmd.source}**"
+    if isinstance(cmd, Choose):
+        return ("pm", f"{tag} CHOOSE: {cmd.target}") if cmd.via == "pm" else ("thread", f"**CHOOSE: {cmd.target}**")
+    if isinstance(cmd, PassCard):
+        window = state.extra.get("plot", {}).get("window") or {}
+        if window.get("kind") == "after_result":
+            return "pm", f"{tag} PASS"
+        return "thread", "**PASS**"
+    if isinstance(cmd, ProxyVote):
+        return "thread", f"**PROXY: {cmd.target} {cmd.choice.upper()}**"
+    raise AssertionError(f"no text for {cmd!r}")
+
+
+def settle(t, max_cycles: int = 300) -> int:
+    """Cycle until the bot has read everything and sent everything. Returns the cycles run."""
+    for n in range(1, max_cycles + 1):
+        report = t.cycle()
+        t.clock.advance(seconds=2)
+        busy = (report.errors or report.fetched
+                or store.Outbox.select().where(store.Outbox.state == "pending").exists()
+                or store.Inbound.select().where(store.Inbound.state == "new").exists())
+        if not busy:
+            return n
+    raise AssertionError("the bot never settled")
+
+
+def play(t, seed: int, max_steps: int = 1500, act=None) -> None:
+    """Play the started game of table `t` to its end."""
+    rng = random.Random(seed)
+    act = act or (lambda: settle(t))
+    act()
+    for _ in range(max_steps):
+        s = t.state
+        if not s.running:
+            return
+        if s.phase == "team_vote" and not s.waiting_for() and deadlines.due(s) is not None:
+            t.clock.at = max(t.clock.at, deadlines.due(s) + timedelta(seconds=1))  # votes close at the deadline
+            act()
+            continue
+        cmd = random_command(s, rng, s.last_event_at, patience=1.0)
+        where, text = command_text(cmd, s, t.game.tag)
+        if where == "thread":
+            t.say(cmd.author, text)
+        else:
+            t.people.pm(cmd.author, t.game.tag, text)
+        act()
+    raise AssertionError("the game did not end")
+
+
+def outcome(export: dict) -> dict:
+    """What must not depend on faults or crashes: everything but the clock."""
+    return {"status": export["status"], "winner": export["winner"], "reason": export["win_reason"],
+            "players": export["players"], "missions": export["missions"], "votes": export["votes"],
+            "events": [(e["type"], e["data"]) for e in export["events"]]}
+
+
+def markers(texts) -> list[str]:
+    return [m for text in texts for m in MARKER.findall(text or "")]
