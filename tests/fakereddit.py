@@ -7,6 +7,8 @@ requests fail the way Reddit does."""
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 import random
 from collections import Counter
 import json
@@ -36,6 +38,10 @@ class FakeReddit:
         self.comments: list[dict] = []
         self.messages: list[dict] = []
         self.requests: list[tuple[str, str]] = []
+        self.mutations = 0  # writes that landed (POSTs other than the token)
+        self.kill_at: int | None = None  # SIGKILL `victim` right after this write
+        self.victim: int | None = None
+        self.killed = 0
         self.faults: list = []  # callables (method, path) -> (status, body) | None, consumed in order
         # Random faults: this share of requests fails, as one of FAULT_KINDS (seeded).
         self.fault_rate = 0.0
@@ -124,6 +130,14 @@ class FakeReddit:
         out += [m["body"] for m in self.messages if m["author"] == self.bot]
         return out
 
+    def after_mutation(self) -> None:
+        """Count a write that landed; the crash sweep kills the bot right after the k-th."""
+        with self.lock:
+            self.mutations += 1
+            if self.kill_at is not None and self.mutations == self.kill_at and self.victim:
+                os.kill(self.victim, signal.SIGKILL)
+                self.killed += 1
+
     def mutating_requests(self) -> int:
         return sum(1 for m, p in self.requests if m == "POST" and "access_token" not in p)
 
@@ -176,6 +190,8 @@ class FakeReddit:
                         return
                     return self._reply(status, payload, {"retry-after": "1"} if status == 429 else None)
                 status, payload = fake.route(method, path, query, form)
+                if method == "POST" and "access_token" not in path:
+                    fake.after_mutation()  # may SIGKILL the bot: the write has landed, no answer
                 self._reply(status, payload, dict(fake.ratelimit))
 
             def do_GET(self):

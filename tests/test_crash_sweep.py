@@ -1,0 +1,125 @@
+"""The crash sweep: one scripted game on the fake Reddit, the bot run as a real process
+(forked) for every cycle, and SIGKILLed right after the k-th write that reached Reddit, for
+every k across the whole game; then restarted. Every run must end with the same export
+outcome as the run with no crash, and no text may be posted twice.
+
+`make test` runs a fixed sample of k; `make test-long` runs every k."""
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+import praw
+import pytest
+
+from forumbot import store
+from forumbot.moderator import Moderator
+from tests.driver import markers, outcome, play
+from tests.table import NAMES, RedditPeople, Table
+
+SEED = 5
+SAMPLE = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]
+
+
+class ForkedTable(Table):
+    """A table whose bot runs each cycle in a child process that the fake Reddit may kill."""
+
+    def __init__(self, fake, url, clock):
+        self.fake, self.url = fake, url
+        self.forum = self._forum()
+        super().__init__(self.forum, RedditPeople(fake), clock, players=NAMES[:5],
+                         make_moderator=lambda: Moderator(self.forum, clock=clock))
+        self.crashes = 0
+
+    def _forum(self):
+        from adapters.reddit import RedditForum
+
+        return RedditForum(praw.Reddit(**self.fake.praw_kwargs()), backoff=0, max_wait=0)
+
+    def cycle(self, fresh: bool = False):
+        store.close()
+        ready_r, ready_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the bot process: one cycle, then exit
+            code = 1
+            try:
+                os.close(ready_w)
+                os.read(ready_r, 1)  # wait until the parent knows our pid
+                store.connect(self.url)
+                Moderator(self._forum(), clock=self.clock).cycle()
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(ready_r)
+        self.fake.victim = pid
+        os.write(ready_w, b"x")
+        os.close(ready_w)
+        _, status = os.waitpid(pid, 0)
+        self.fake.victim = None
+        if os.WIFSIGNALED(status):
+            assert os.WTERMSIG(status) == signal.SIGKILL
+            self.crashes += 1
+        else:
+            assert os.WEXITSTATUS(status) == 0, "the bot process failed"
+        store.connect(self.url)
+        self.mod = Moderator(self.forum, clock=self.clock)  # the parent reads the store afresh
+        return _Report()
+
+
+class _Report:
+    errors: list = []
+    fetched = 0
+
+
+def run(tmp_path, kill_at: int | None):
+    from tests.conftest import Clock
+    from tests.fakereddit import FakeReddit
+
+    clock = Clock()
+    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+    url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
+    store.connect(url)
+    try:
+        t = ForkedTable(fake, url, clock)
+        fake.kill_at = kill_at
+        t.start()
+        play(t, SEED)
+        for _ in range(3):  # whatever a last crash left behind goes out now
+            t.cycle()
+        texts = fake.bot_posts()
+        return outcome(t.export()), texts, fake.mutations, t.crashes
+    finally:
+        fake.stop()
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    import prawcore.sessions
+
+    prawcore.sessions.FiniteRetryStrategy._sleep_seconds = lambda self: None
+    result = run(tmp_path_factory.mktemp("base"), None)
+    yield result
+
+
+def check(tmp_path, baseline, k):
+    calm, calm_texts, writes, _ = baseline
+    if k > writes:
+        pytest.skip(f"the game has only {writes} writes")
+    got, texts, _, crashes = run(tmp_path, k)
+    assert crashes == 1
+    assert got == calm
+    dup = [m for m, n in Counter(markers(texts)).items() if n > 1]
+    assert not dup, f"posted twice after a kill at write {k}"
+
+
+@pytest.mark.parametrize("k", SAMPLE)
+def test_killed_after_write_k(tmp_path, baseline, k):
+    check(tmp_path, baseline, k)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("k", range(1, 150))  # the scripted game makes 135 writes
+def test_killed_after_every_write(tmp_path, baseline, k):
+    check(tmp_path, baseline, k)
