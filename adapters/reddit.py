@@ -130,10 +130,10 @@ class RedditForum:
                 break
             if c.link_id in links and str(c.author).lower() != self.bot_name.lower():
                 batch.append(self._comment(c, sub))
-            if seen is None and len(batch) + 1 >= PAGE:
-                break
         # A gap: the listing ran out (Reddit keeps about 1,000) before the last comment seen.
         gap = not reached and read >= PAGE * MAX_PAGES
+        if newest is None:  # an empty subreddit: from now on, every comment is new
+            newest = {"t": 0, "id": ""}
         return newest, batch, gap
 
     def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:

@@ -67,6 +67,7 @@ class Moderator:
         self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
         self.hosts = {h.casefold() for h in hosts} if hosts else set()
         self._states: dict[int, GameState] = {}
+        self._recheck_from = 0  # where the next cycle's edit re-check starts
         self.signups = Signups(self)
 
     # --- the cycle -----------------------------------------------------------------
@@ -116,11 +117,15 @@ class Moderator:
             return 0
         rows = [r for r in Inbound.select().where(
             (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
-            & (Inbound.note == "") & Inbound.game.in_(list(games)))
+            & (Inbound.note == "") & Inbound.game.in_(list(games))).order_by(Inbound.id)
             if store.aware(r.created) >= (self.state(games[r.game]).phase_opened_at or store.aware(r.created))]
         if not rows:
             return 0
-        by_id = {r.ext_id: r for r in rows[-RECHECK_LIMIT:]}
+        # One info() request of RECHECK_LIMIT comments a cycle; with more, they take turns.
+        start = self._recheck_from % len(rows) if len(rows) > RECHECK_LIMIT else 0
+        window = (rows + rows)[start:start + min(RECHECK_LIMIT, len(rows))]
+        self._recheck_from = start + len(window)
+        by_id = {r.ext_id: r for r in window}
         noticed = 0
         for now in self.forum.recheck(list(by_id)):
             row = by_id[now.id]
@@ -163,8 +168,8 @@ class Moderator:
             return
         if row.kind == "comment":
             game = Game.get_or_none((Game.thread == row.thread) & (Game.forum == self.forum.name))
-            if game is None:
-                return
+            if game is None or at < store.aware(game.created_at):
+                return  # not a game thread, or a comment from before the game (an existing thread)
             commands = parse_comment(row.body)
             if game.status == "signup":
                 self.signups.comment(game, row, commands, at)

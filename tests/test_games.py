@@ -311,3 +311,20 @@ def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):
     t.say("bob", "**REJECT**")  # a new comment does
     t.cycle()
     assert t.state.votes["bob"] == "reject"
+
+
+def test_edit_rechecks_take_turns_past_the_limit(local_game, monkeypatch):
+    import forumbot.moderator as moderator
+
+    monkeypatch.setattr(moderator, "RECHECK_LIMIT", 2)  # one info() request holds 2 here
+    t = local_game()
+    t.propose()
+    for n in ("alice", "bob", "carol", "dave"):
+        t.say(n, "**APPROVE**")
+    t.cycle()
+    first = [r for r in t.forum.thread_comments(t.game.thread) if r["author"] == "alice"][-1]
+    t.forum.edit_comment(f"c{first['id']}", "**REJECT**")
+    for _ in range(3):  # five command comments, two a cycle: every one is looked at again
+        t.cycle()
+    assert any("Editing a comment does not change" in c and "u/alice" in c
+               for c in t.people.thread(t.game.thread))

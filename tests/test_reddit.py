@@ -108,3 +108,28 @@ def test_existing_thread_by_url(reddit_table, fake_reddit, clock):
     t.game_id = game.id
     t.propose()
     assert t.state.phase == "team_vote"
+
+
+def test_a_burst_of_comments_on_the_first_read_loses_none(reddit_table, fake_reddit):
+    """The first listing of a subreddit has no bookmark: it must still take every comment."""
+    t = reddit_table()
+    store.Cursor.delete().execute()  # as if this subreddit had never been read
+    t.say("alice", "**PROPOSE: alice, bob**")  # the oldest of a hundred
+    for i in range(99):
+        t.say(t.players[i % 5], f"chatter {i}")
+    t.cycle()
+    assert t.state.phase == "team_vote"
+
+
+def test_old_comments_in_an_existing_thread_are_not_commands(reddit_table, fake_reddit, clock):
+    t = reddit_table(start=False)
+    s = fake_reddit.submit("host", "othersub", "Game 61 sign-ups", "join here")
+    fake_reddit.comment("alice", s["id"], "**PROPOSE: alice, bob**")  # before the game existed
+    clock.advance(minutes=5)
+    t.people.pm("host", "new game", "preset: resistance\nleader_order: listed\n"
+                "players: [alice, bob, carol, dave, erin]\n"
+                f"thread: https://www.reddit.com/r/othersub/comments/{s['id']}/game_61/\n")
+    t.cycle()
+    t.cycle()
+    t.game_id = store.Game.select().order_by(store.Game.id.desc()).first().id
+    assert t.state.phase == "proposal"
