@@ -1,6 +1,7 @@
 """Requests per `forumbot run --once` cycle against the fake Reddit, and demo timing.
 
     .venv/bin/python bench/cycle.py [G ...]
+    .venv/bin/python bench/cycle.py --cpu [G ...]   (CPU per cycle and cold start; 100 1000)
 
 For each number of running games G it starts the fake Reddit, has hosts start G games,
 then runs the real CLI (`run --once`, a fresh process each time, like cron would):
@@ -17,6 +18,7 @@ import time
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from tests.fakereddit import FakeReddit  # noqa: E402
 
@@ -94,7 +96,49 @@ def demo_timing(players: int = 7, games: int = 5) -> tuple[float, float]:
     return demo, engine
 
 
+def cpu_and_startup(games: int) -> dict:
+    """CPU seconds of a quiet and a busy cycle (in-process, real praw against the fake; the
+    fake's own thread is counted too), and the cold start: a new process's moderator
+    rebuilding every running game from the store, then its first cycle."""
+    from api_economy import costs, seed_games, Clock  # noqa: F401
+
+    from adapters.reddit import RedditForum
+    from forumbot import store
+    from forumbot.moderator import Moderator
+    import praw
+
+    c = costs(games)
+    fake = FakeReddit().start()
+    with tempfile.TemporaryDirectory() as d:
+        url = f"sqlite:///{d}/bot.db"
+        store.connect(url)
+        seed_games(fake, games)
+        store.close()
+        t0, c0 = time.perf_counter(), time.process_time()
+        store.connect(url)  # a fresh process: connect, rebuild every game by replaying its log
+        mod = Moderator(RedditForum(praw.Reddit(**fake.praw_kwargs())))
+        for g in mod._running_games():
+            mod.state(g)
+        rebuild_wall, rebuild_cpu = time.perf_counter() - t0, time.process_time() - c0
+        t1 = time.perf_counter()
+        mod.cycle()
+        first = time.perf_counter() - t1
+        store.close()
+    fake.stop()
+    return {"quiet_cpu": c["quiet_cpu"], "busy_cpu": c["busy_cpu"], "rebuild_wall": rebuild_wall,
+            "rebuild_cpu": rebuild_cpu, "first_cycle": first}
+
+
 def main(argv: list[str]) -> None:
+    if argv and argv[0] == "--cpu":
+        sizes = [int(a) for a in argv[1:]] or [100, 1000]
+        rows = {g: cpu_and_startup(g) for g in sizes}
+        base = rows[sizes[0]]
+        print("games  quiet-cycle-CPU-s  busy-cycle-CPU-s  cold-start-s (CPU)  first-cycle-s  busy/first-G")
+        for g, r in rows.items():
+            print(f"{g:5d}  {r['quiet_cpu']:17.3f}  {r['busy_cpu']:16.3f}  {r['rebuild_wall']:8.2f} "
+                  f"({r['rebuild_cpu']:.2f})  {r['first_cycle']:13.2f}  {r['busy_cpu'] / base['busy_cpu']:12.2f}")
+        return
     sizes = [int(a) for a in argv] or [1, 10]
     base = None
     print("games  quiet-requests  busy-requests  quiet/G=1  busy/G=1")

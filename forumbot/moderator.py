@@ -616,8 +616,9 @@ class Moderator:
     def _edit(self, item: Outbox, now: datetime) -> int:
         """A status-block edit of the opening post. Edits are idempotent: after an
         uncertain failure the same edit is simply sent again."""
-        opening = (Outbox.select().where((Outbox.game == item.game) & Outbox.key.endswith(":opening"))
-                   .order_by(Outbox.id).first())
+        tag = f"G{item.game}"  # the sign-up post if there is one, else the game's opening
+        opening = (Outbox.get_or_none(Outbox.key == f"{tag}:0:opening")
+                   or Outbox.get_or_none(Outbox.key == f"{tag}:1:opening"))
         if opening is None or opening.state != "posted":
             return 0  # the opening post is not out yet
         body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
