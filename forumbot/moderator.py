@@ -18,11 +18,11 @@ from adapters.base import (Forum, ForumError, Inbound as ForumInbound, Outgoing,
                            PermanentError, TransientError, UncertainError)
 
 from . import deadlines, store
-from .parsing import NameProblem, Parsed, clean_name, game_tags, parse_comment, parse_config, parse_pm, resolve_name
+from .parsing import NameProblem, Parsed, clean_name, game_tags, parse_command, parse_comment, parse_config, parse_pm, resolve_name
 from .render import Message, render_events, render_refusal
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
 from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose, HostDisqualify,
-                             HostExtend, HostPause, HostReplace, HostResume, LadyTarget, PassCard, PlayCard,
+                             HostExtend, HostPause, HostRecord, HostReplace, HostResume, HostSkip, LadyTarget, PassCard, PlayCard,
                              ProxyVote, TakeCard)
 from .render.markup import markup_for
 from .render.posts import block_separator, with_block
@@ -37,7 +37,7 @@ log = logging.getLogger("forumbot")
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
                  "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
-                 "status": None}
+                 "skip": HostSkip, "record": HostRecord, "status": None}
 PER_AUTHOR_PER_CYCLE = 20  # messages of one sender handled in a cycle; the rest wait their turn
 REPLIES_PER_AUTHOR = 5  # answers to one sender in REPLY_WINDOW; past that the bot stays quiet
 REPLY_WINDOW = 600  # seconds
@@ -281,22 +281,27 @@ class Moderator:
             self._reply(row, game, "Only the players of this game can do that; you are not one "
                         "of them.", i, private=via == "pm")
             return
+        command = self._command_for(state, parsed, seat, via, at)
+        if isinstance(command, str):
+            self._reply(row, game, command, i, private=via == "pm")
+            return
+        self._apply(game, command, row, i)
+
+    @staticmethod
+    def _command_for(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime):
+        """The rules' command for a parsed one from `seat`, or the reason it cannot be."""
         if parsed.verb == "propose":
             team = []
             for raw in parsed.names:
                 name = resolve_name(raw, state.names, state.aliases())
                 if isinstance(name, NameProblem):
-                    self._reply(row, game, name.message + " Nothing was changed. The right form: "
-                                "**PROPOSE: name, name**", i, private=via == "pm")
-                    return
+                    return name.message + " Nothing was changed. The right form: **PROPOSE: name, name**"
                 team.append(name)
             public = None
             if parsed.extra:
                 public = resolve_name(parsed.extra, state.names, state.aliases())
                 if isinstance(public, NameProblem):
-                    self._reply(row, game, public.message + " Nothing was changed.", i,
-                                private=via == "pm")
-                    return
+                    return public.message + " Nothing was changed."
             command = Propose(at=at, author=seat, team=tuple(team), public=public)
         elif parsed.verb == "vote" and parsed.extra == "pass" and seat in state.actors \
                 and state.phase not in ("proposal", "team_vote", "mission"):
@@ -311,8 +316,7 @@ class Moderator:
                 if isinstance(name, NameProblem) and parsed.verb == "play" and not name.candidates:
                     name = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
                 if isinstance(name, NameProblem):
-                    self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
-                    return
+                    return name.message + " Nothing was changed."
                 names.append(name)
             if parsed.verb == "give":
                 command = GiveCard(at=at, author=seat, card=parsed.extra, target=names[0])
@@ -330,14 +334,11 @@ class Moderator:
         elif parsed.verb in TARGET_COMMANDS:
             name = resolve_name(parsed.names[0], state.names, state.aliases())
             if isinstance(name, NameProblem):
-                self._reply(row, game, name.message + " Nothing was changed.", i, private=via == "pm")
-                return
+                return name.message + " Nothing was changed."
             command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=name)
         else:
-            self._reply(row, game, f"{parsed.text} is not available in this game.", i,
-                        private=via == "pm")
-            return
-        self._apply(game, command, row, i)
+            return f"{parsed.text} is not available in this game."
+        return command
 
     def _host_command(self, row: Inbound, parsed: Parsed, at: datetime, i: int) -> None:
         """EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, ABORT, STATUS: by PM, from the game's host."""
@@ -385,6 +386,23 @@ class Moderator:
                 self._reply(row, game, name.message + f" The right form: `DISQUALIFY {tag} name`", i)
                 return
             command = HostDisqualify(at=at, author=game.host, target=name)
+        elif verb == "record":
+            form = (f"The right form: `RECORD {tag} name APPROVE` (or REJECT, SUPPORT, SABOTAGE, "
+                    "`PROPOSE: a, b`, `LADY: x` ...)")
+            first, _, what = rest.partition(" ")
+            name = resolve_name(first, state.names, state.aliases())
+            if isinstance(name, NameProblem):
+                self._reply(row, game, f"{name.message} {form}", i)
+                return
+            inner = parse_command(what)
+            if inner is None or inner.verb in ("status", "help", "join", "leave") or inner.verb.startswith("host:"):
+                self._reply(row, game, f"RECORD needs a player and what they sent. {form}", i)
+                return
+            built = self._command_for(state, inner, name, "thread" if name == state.public else "pm", at)
+            if isinstance(built, str):
+                self._reply(row, game, built, i)
+                return
+            command = HostRecord(at=at, author=game.host, inner=built)
         elif verb == "replace":
             form = f"The right form: `REPLACE {tag} oldname WITH newname`"
             parts = re.split(r"\s+with\s+", rest, flags=re.I)

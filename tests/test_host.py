@@ -160,3 +160,53 @@ def test_reminders_once_per_player_per_deadline_only_to_who_has_not_acted(make, 
     assert not [p for p in t.people.pms_to(team[0]) if "reminder" in p and "SUPPORT" in p]
     public = "\n".join(t.people.public_texts())
     assert "reminder" not in public.lower()
+
+
+def test_skip_ends_what_is_open_as_if_its_deadline_passed(make):
+    t = make()
+    tag = t.game.tag
+    assert "SKIP done" in host(t, f"SKIP {tag}")  # the proposal: leadership passes
+    assert t.state.leader == "bob" and t.state.phase == "proposal"
+    t.propose(["bob", "carol"])
+    t.vote_all(True, skip=["erin"])
+    host(t, f"SKIP {tag}")  # the vote closes with the defaults
+    assert t.export()["votes"][0]["defaulted"] == ["erin"]
+    host(t, f"SKIP {tag}")  # the mission: every missing order takes its default
+    assert t.export()["missions"][0]["defaulted"] == ["bob", "carol"]
+    skips = [e for e in t.export()["events"] if e["type"] == "host_action" and e["data"]["action"] == "skip"]
+    assert [s["data"]["phase"] for s in skips] == ["proposal", "team_vote", "mission"]
+    assert "The host skipped the team vote" in "\n".join(t.people.thread(t.game.thread))
+
+
+def test_record_casts_for_a_player_and_the_thread_is_told(make):
+    t = make()
+    tag = t.game.tag
+    host(t, f"RECORD {tag} alice PROPOSE: alice, bob")
+    assert t.state.team == ("alice", "bob")
+    assert "REJECT" not in host(t, f"RECORD {tag} dave REJECT")
+    assert t.state.votes["dave"] == "reject"
+    thread = "\n".join(t.people.thread(t.game.thread))
+    assert "The host recorded dave's vote" in thread
+    assert "recorded" in t.people.pms_to("dave")[-1]  # dave hears that his vote is in
+    t.vote_all(True)
+    spy = next(n for n in t.state.team if t.state.seat(n).side == "spies")
+    host(t, f"RECORD {tag} {spy} SABOTAGE")
+    assert t.state.orders[spy] == "sabotage"
+    assert spy not in t.people.thread(t.game.thread)[-1]  # who ordered is not told
+    recs = [e for e in t.export()["events"] if e["type"] == "host_action" and e["data"]["action"] == "record"]
+    assert [(r["data"]["player"], r["data"]["kind"]) for r in recs] == [
+        ("alice", "Propose"), ("dave", "TeamVote"), (spy, "MissionOrder")]
+    events = t.export()["events"]
+    assert "right form" in host(t, f"RECORD {tag} erin")
+    assert "not on the team" in host(t, f"RECORD {tag} erin SUPPORT")
+    assert t.export()["events"] == events
+
+
+@pytest.mark.parametrize("command", ["SKIP", "RECORD alice APPROVE"])
+def test_skip_and_record_are_for_the_host_only(make, command):
+    t = make()
+    events = t.export()["events"]
+    t.people.pm("bob", "host", f"{command.split()[0]} {t.game.tag} {' '.join(command.split()[1:])}")
+    t.cycle()
+    assert "Only the host" in t.people.pms_to("bob")[-1]
+    assert t.export()["events"] == events

@@ -454,7 +454,18 @@ def _mc_badge(state, e, tag, m) -> str:
 
 
 def _host_action(state, e, tag, m) -> str:
-    what = "team vote" if e.data["phase"] == "team_vote" else "mission"
+    d = e.data
+    action = d.get("action", "close")
+    if action == "skip":
+        step = {"proposal": "proposal", "team_vote": "team vote", "mission": "mission"}.get(
+            d["phase"], d["phase"].replace("_", " ") + " step")
+        return f"The host skipped the {step}: it ends now, as if its deadline had passed."
+    if action == "record":
+        if d["kind"] == "MissionOrder":  # never who has ordered: that would narrow the spies down
+            return "The host recorded a mission order that was sent to them privately."
+        what = {"TeamVote": "vote", "Propose": "proposal"}.get(d["kind"], "choice")
+        return f"The host recorded {d['player']}'s {what}, sent to them privately."
+    what = "team vote" if d["phase"] == "team_vote" else "mission"
     return f"The host closed the {what} now; what is missing takes its default."
 
 

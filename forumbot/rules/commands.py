@@ -131,6 +131,18 @@ class HostReplace(Command):
 
 
 @dataclass(frozen=True)
+class HostSkip(Command):
+    """End whatever is open now, as if its deadline had passed."""
+
+
+@dataclass(frozen=True)
+class HostRecord(Command):
+    """The host casts `inner` (a player's vote, order or choice sent to the host)."""
+
+    inner: Command
+
+
+@dataclass(frozen=True)
 class HostAbort(Command):
     pass
 

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from . import events as ev
 from .commands import (Command, Expire, HostAbort, HostClose, HostDisqualify, HostExtend, HostPause,
-                       HostReplace, HostResume, MissionOrder, Propose, Refusal, Remind, TeamVote)
+                       HostRecord, HostReplace, HostResume, HostSkip, MissionOrder, Propose, Refusal, Remind, TeamVote)
 from .config import GameConfig
 from .events import Event
 from .hooks import RulePlugin, plugins_for
@@ -75,10 +75,7 @@ def apply(
         plugins = plugins_for(state.config)
     at = max(command.at, state.last_event_at) if state.last_event_at else command.at
     tx = Tx(state, at, plugins)
-    handler = _HANDLERS.get(type(command))
-    for p in plugins:
-        if type(command) in p.handles:
-            handler = p.handle
+    handler = _handler(command, plugins)
     if handler is None:
         word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())
         return Refusal(f"{word} is not part of this game ({state.config.rules.title}).")
@@ -86,6 +83,14 @@ def apply(
     if refusal is not None:
         return refusal
     return tx.events
+
+
+def _handler(command: Command, plugins: list[RulePlugin]):
+    handler = _HANDLERS.get(type(command))
+    for p in plugins:
+        if type(command) in p.handles:
+            handler = p.handle
+    return handler
 
 
 # --- proposals ----------------------------------------------------------------------
@@ -512,6 +517,28 @@ def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
     return None
 
 
+def _host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused; RESUME it first.")
+    if s.phase == "assassination":
+        return Refusal("The assassination has no default: it waits for the Assassin's shot "
+                       "(or ABORT the game).")
+    tx.emit(ev.HOST_ACTION, action="skip", by=cmd.author, phase=s.phase, mission=s.mission)
+    return _expire(tx, Expire(at=tx.at, author="", phase_id=s.phase_id))
+
+
+def _host_record(tx: Tx, cmd: HostRecord) -> Refusal | None:
+    inner = cmd.inner
+    handler = _handler(inner, tx.plugins)
+    if handler is None:
+        word = COMMAND_WORDS.get(type(inner).__name__, type(inner).__name__.upper())
+        return Refusal(f"{word} is not part of this game.")
+    tx.emit(ev.HOST_ACTION, action="record", by=cmd.author, phase=tx.state.phase,
+            player=inner.author, kind=type(inner).__name__)
+    return handler(tx, inner)
+
+
 def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
     s = tx.state
     tx.emit(ev.GAME_ENDED, winner=None, reason="aborted", by=cmd.author,
@@ -535,6 +562,8 @@ _HANDLERS = {
     HostDisqualify: _host_disqualify,
     HostAbort: _host_abort,
     HostReplace: _host_replace,
+    HostSkip: _host_skip,
+    HostRecord: _host_record,
     Remind: _remind,
     Propose: _propose,
     TeamVote: _vote,
