@@ -328,3 +328,23 @@ def test_edit_rechecks_take_turns_past_the_limit(local_game, monkeypatch):
         t.cycle()
     assert any("Editing a comment does not change" in c and "u/alice" in c
                for c in t.people.thread(t.game.thread))
+
+
+def test_the_leader_may_replace_a_proposal_until_the_first_vote(local_game):
+    t = local_game()
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.cycle()
+    t.say("alice", "**PROPOSE: alice, carol**")  # no vote yet: the new team replaces the old
+    t.cycle()
+    assert t.state.team == ("alice", "carol")
+    assert "changes the proposal to **alice, carol**" in t.people.thread(t.game.thread)[-1]
+    t.say("dave", "**APPROVE**")
+    t.cycle()
+    events = t.export()["events"]
+    t.say("alice", "**PROPOSE: alice, erin**")  # a vote is in: the team stands
+    t.cycle()
+    assert t.state.team == ("alice", "carol") and t.export()["events"] == events
+    assert "it stands" in t.people.thread(t.game.thread)[-1]
+    t.say("bob", "**PROPOSE: bob, carol**")  # only the leader
+    t.cycle()
+    assert t.state.team == ("alice", "carol")

@@ -145,7 +145,8 @@ def _team_proposed(state, e, tag, m) -> str:
                          + " or " + m.bold("CRITICAL REJECT") + ", which counts double.")
     if d["mission"] in state.config.rules.pm_vote_missions:
         where = "by PM to the bot only (they are revealed when the vote closes)"
-    return (f"{d['leader']} proposes {m.bold(', '.join(d['team']))} for mission {d['mission']}.{public}\n\n"
+    verb = "changes the proposal to" if d.get("revised") else "proposes"
+    return (f"{d['leader']} {verb} {m.bold(', '.join(d['team']))} for mission {d['mission']}.{public}\n\n"
             f"Everyone: vote {m.bold('APPROVE')} or {m.bold('REJECT')} {where}, by "
             f"{when(e.at, state.config.deadlines.team_vote)}.{close}")
 

@@ -98,7 +98,11 @@ def _handler(command: Command, plugins: list[RulePlugin]):
 
 def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
     s = tx.state
-    if s.phase != PROPOSAL:
+    # The leader may replace a proposal until the first vote on it arrives.
+    revising = s.phase == TEAM_VOTE and cmd.author == s.leader and not s.votes and not s.proxied
+    if s.phase == TEAM_VOTE and cmd.author == s.leader and not revising:
+        return Refusal("Votes have come in on your team, so it stands.")
+    if s.phase != PROPOSAL and not revising:
         return Refusal(f"There is no team to propose now: {_phase_words(s)}.")
     if cmd.author != s.leader:
         return Refusal(f"Only the leader, {s.leader}, may propose a team now.")
@@ -129,6 +133,8 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
     extra = {"public": cmd.public} if cmd.public else {}
+    if revising:
+        extra["revised"] = True
     barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index)
     if barred:
         extra["not_voting"] = barred
