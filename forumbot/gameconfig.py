@@ -23,18 +23,17 @@ class Problem:
 TOP_KEYS = {
     "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit",
     "leader_order", "seed", "deadlines", "missed", "min_players", "max_players",
+    "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "signup_thread",
 }
 # In the contract (commands.md) but not built yet: refused with a clear word, never ignored.
-PLANNED_KEYS = {
-    "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "category",
-    "signup_thread",
-}
+PLANNED_KEYS = {"category"}  # Discourse: with its adapter
 PRESET_KEYS = {"roles", "lady_of_the_lake", "plot_cards", "mission_cards"}
 DEADLINE_KEYS = {"proposal", "team_vote", "mission", "choice", "card_window", "remind_before",
-                 "signup", "close_early"}
-PLANNED_DEADLINE_KEYS = {"align_to", "close_grace"}
-MISSED_KEYS = {"team_vote", "mission", "disqualify_after"}
-PLANNED_MISSED_KEYS = {"notify_host_after", "allow_abstain"}
+                 "signup", "close_early", "align_to", "close_grace"}
+PLANNED_DEADLINE_KEYS: set[str] = set()
+MISSED_KEYS = {"team_vote", "mission", "disqualify_after", "notify_host_after", "allow_abstain"}
+PLANNED_MISSED_KEYS: set[str] = set()
+MAX_INTRO = 5000
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)
@@ -158,6 +157,7 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
 
     if preset is not None:
         _preset_options(doc, preset, names, kw, bad)
+    _host_options(doc, names, host, kw, bad)
 
     base = preset or PRESETS["resistance"]
     kw["deadlines"] = _deadlines(doc.get("deadlines"), default_deadlines(base), bad)
@@ -167,6 +167,71 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     if problems:
         return None, problems
     return GameConfig(preset=preset.name, players=tuple(names), host=host, **kw), []
+
+
+def _clock_time(value) -> str | None:
+    """"21:00" -> "21:00". YAML reads an unquoted 21:00 as the number 1260 (base 60)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 24 * 60:
+        return f"{value // 60:02d}:{value % 60:02d}"
+    m = re.fullmatch(r"\s*(\d{1,2}):(\d{2})\s*", str(value))
+    if not m or int(m.group(1)) > 23 or int(m.group(2)) > 59:
+        return None
+    return f"{int(m.group(1)):02d}:{m.group(2)}"
+
+
+def _people(doc: dict, key: str, bad) -> tuple[str, ...]:
+    value = doc.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        bad(key, "must be a list of usernames, like [alice, bob]")
+        return ()
+    names = [re.sub(r"^(?:/?u/|@)", "", str(v).strip()) for v in value]
+    for n in names:
+        if not _USERNAME.match(n):
+            bad(key, f"{n!r} is not a forum username")
+    return tuple(names)
+
+
+def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None:
+    """intro, timezone, cohosts, spectators, forward_pms, reserves, signup_thread."""
+    if "intro" in doc:
+        if not isinstance(doc["intro"], (str, int, float)) or not str(doc["intro"]).strip():
+            bad("intro", "must be text (Markdown)")
+        elif len(str(doc["intro"])) > MAX_INTRO:
+            bad("intro", f"must be at most {MAX_INTRO} characters")
+        else:
+            kw["intro"] = str(doc["intro"]).strip()
+    if "timezone" in doc:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        tz = str(doc["timezone"]).strip()
+        try:
+            ZoneInfo(tz)
+            kw["timezone"] = tz
+        except (ZoneInfoNotFoundError, ValueError):
+            bad("timezone", f"{tz!r} is not a time zone; write one like Europe/Berlin or America/New_York")
+    players = {n.casefold() for n in names}
+    for key in ("cohosts", "spectators", "reserves"):
+        if key in doc:
+            people = _people(doc, key, bad)
+            if key != "cohosts":
+                clash = [p for p in people if p.casefold() in players]
+                if clash:
+                    bad(key, f"{', '.join(clash)} also play{'s' if len(clash) == 1 else ''}")
+            kw[key] = people
+    if "forward_pms" in doc:
+        if not isinstance(doc["forward_pms"], bool):
+            bad("forward_pms", "must be true or false")
+        else:
+            kw["forward_pms"] = doc["forward_pms"]
+    if "signup_thread" in doc:
+        if doc.get("players") != "signup":
+            bad("signup_thread", "is only for sign-ups (`players: signup`)")
+        elif not isinstance(doc["signup_thread"], (str, int)) or not str(doc["signup_thread"]).strip():
+            bad("signup_thread", "must be an existing thread's URL or id")
+        else:
+            kw["signup_thread"] = str(doc["signup_thread"]).strip()
 
 
 def _signup_limits(doc: dict, preset, signup: bool, kw: dict, bad) -> None:
@@ -260,6 +325,12 @@ def _deadlines(section, defaults, bad):
                 bad(full, "must be true or false")
             else:
                 changes[k] = value
+        elif k == "align_to":
+            text = _clock_time(value)
+            if text is None:
+                bad(full, f"{value!r} must be a time of day like \"21:00\" (in quotes)")
+            else:
+                changes[k] = text
         else:
             try:
                 changes[k] = parse_duration(value)
@@ -284,9 +355,14 @@ def _missed(section, defaults, bad):
             bad(full, "is not supported by this version of the bot yet; remove it")
         elif k not in MISSED_KEYS:
             bad(full, f"is not a setting: one of {', '.join(sorted(MISSED_KEYS))}")
-        elif k == "disqualify_after":
+        elif k in ("disqualify_after", "notify_host_after"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 bad(full, "must be a whole number, 0 for never")
+            else:
+                changes[k] = value
+        elif k == "allow_abstain":
+            if not isinstance(value, bool):
+                bad(full, "must be true or false")
             else:
                 changes[k] = value
         else:

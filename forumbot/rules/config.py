@@ -18,6 +18,8 @@ class Deadlines:
     remind_before: int | None
     signup: int | None
     close_early: bool
+    align_to: str | None = None  # "21:00": every deadline rounds up to this time of day
+    close_grace: int | None = None  # with close_early: wait this long after the last vote
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Missed:
     mission: str  # support | sabotage | by-side
     disqualify_after: int
     orders_count: bool
+    notify_host_after: int = 0  # PM the host after this many misses in a row; 0 = never
+    allow_abstain: bool = True  # false: ABSTAIN is refused
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,17 @@ class GameConfig:
     mission_cards: bool = False
     min_players: int | None = None  # sign-ups (`players: signup`): the table's limits
     max_players: int | None = None
+    intro: str = ""  # the host's words at the top of the opening post (Markdown)
+    timezone: str | None = None  # IANA name: deadlines are shown (and aligned) in it too
+    cohosts: tuple[str, ...] = ()  # may use every host command
+    spectators: tuple[str, ...] = ()  # told every role at the start; cannot act
+    forward_pms: bool = False  # a PM with no command goes on to the host
+    reserves: tuple[str, ...] = ()  # offered to the host when a seat needs a replacement
+    signup_thread: str | None = None  # sign-ups in this existing thread; the game gets its own
+
+    def is_host(self, user: str) -> bool:
+        folded = user.casefold()
+        return folded == self.host.casefold() or folded in {c.casefold() for c in self.cohosts}
 
     @property
     def signup(self) -> bool:
@@ -66,6 +81,8 @@ class GameConfig:
         data = dict(data)
         data["players"] = tuple(data["players"])
         data["roles"] = tuple(data.get("roles", ()))
+        for key in ("cohosts", "spectators", "reserves"):
+            data[key] = tuple(data.get(key, ()))
         data["deadlines"] = Deadlines(**data["deadlines"])
         data["missed"] = Missed(**data["missed"])
         return cls(**data)
