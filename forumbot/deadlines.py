@@ -3,7 +3,8 @@ command that closes it. The scheduler only decides when to ask."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 from .rules.commands import Expire, Remind
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
@@ -56,13 +57,50 @@ def window(state: GameState) -> int | None:
 
 
 def due(state: GameState) -> datetime | None:
-    """When the open phase closes by itself (never while the game is paused)."""
+    """When the open phase closes by itself (never while the game is paused): its window,
+    rounded up to `align_to` in the game's time zone, plus EXTENDs and pauses. With
+    `close_grace`, a team vote that everyone has voted in closes that long after the last
+    vote, if that comes first."""
     if not state.running or state.phase_opened_at is None or state.paused_at is not None:
         return None
     length = window(state)
     if length is None:
         return None
-    return state.phase_opened_at + timedelta(seconds=length + state.extension)
+    d = state.config.deadlines
+    at = aligned(state.phase_opened_at + timedelta(seconds=length), state.config)
+    at += timedelta(seconds=state.extension)
+    if (state.phase == TEAM_VOTE and d.close_early and d.close_grace and state.last_vote_at
+            and not state.waiting_for()):
+        at = min(at, state.last_vote_at + timedelta(seconds=d.close_grace))
+    return at
+
+
+def aligned(at: datetime, config) -> datetime:
+    """`at` rounded up to the config's `align_to` time of day, in its time zone (UTC if none).
+    The wall-clock time holds across a daylight-saving change."""
+    align = config.deadlines.align_to if config.deadlines else None
+    if not align:
+        return at
+    zone = ZoneInfo(config.timezone or "UTC")
+    local = at.astimezone(zone)
+    hour, minute = (int(x) for x in align.split(":"))
+    day = local.date()
+    for _ in range(3):
+        candidate = datetime.combine(day, time(hour, minute), tzinfo=zone)
+        if candidate >= local:
+            return candidate.astimezone(timezone.utc)
+        day += timedelta(days=1)
+    raise AssertionError("unreachable")
+
+
+def stamp(at: datetime, config=None) -> str:
+    """A moment as posts show it: UTC, and the game's own time zone next to it."""
+    text = f"{at.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC"
+    tz = getattr(config, "timezone", None)
+    if tz:
+        local = at.astimezone(ZoneInfo(tz))
+        text += f" ({local:%Y-%m-%d %H:%M} {local.tzname()})"
+    return text
 
 
 def remind_at(state: GameState) -> datetime | None:

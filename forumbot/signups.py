@@ -32,7 +32,7 @@ def signup_block(game: Game, m, at: datetime) -> str:
     if game.next_deadline is not None:
         when = store.aware(game.next_deadline)
         left = max(0, int((when - at).total_seconds()))
-        lines.append(f"Sign-ups close {when:%Y-%m-%d %H:%M} UTC (in {relative(left)}).")
+        lines.append(f"Sign-ups close {deadlines.stamp(when, cfg)} (in {relative(left)}).")
     elif cfg.deadlines.signup is not None:
         lines.append("The sign-up deadline has passed; the host decides whether to extend or abort.")
     return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)

@@ -1,7 +1,7 @@
 """The public state of a game in a few lines: safe for anyone to read."""
 from __future__ import annotations
 
-from .deadlines import due
+from .deadlines import due, stamp
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 
 
@@ -9,7 +9,7 @@ def public_status(state: GameState, tag: str) -> str:
     done = " ".join(("✔" if m["result"] == "success" else "✘") for m in state.missions) or "none yet"
     lines = [f"{tag}: missions played: {done}."]
     when = due(state)
-    deadline = f" Deadline: {when:%Y-%m-%d %H:%M} UTC." if when else ""
+    deadline = f" Deadline: {stamp(when, state.config)}." if when else ""
     if state.paused_at is not None:
         deadline = " The game is paused."
     if state.phase == PROPOSAL:
@@ -46,7 +46,7 @@ def status_block(state: GameState, tag: str, m) -> str:
         deadline = "The game is paused by the host; every clock has stopped."
     elif when is not None and state.last_event_at is not None:
         left = max(0, int((when - state.last_event_at).total_seconds()))
-        deadline = f"Deadline: {when:%Y-%m-%d %H:%M} UTC (in {relative(left)})."
+        deadline = f"Deadline: {stamp(when, state.config)} (in {relative(left)})."
     else:
         deadline = "No deadline."
     if state.phase == PROPOSAL:

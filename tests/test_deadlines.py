@@ -1,5 +1,7 @@
 """Deadlines through the moderator with an injected clock."""
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
 from forumbot.deadlines import format_duration, parse_duration
@@ -147,3 +149,65 @@ def test_missed_proposal_passes_the_leadership(make, clock):
     t.cycle()
     assert t.state.leader != first and t.state.rejections == 0
     assert any(f"{first} did not propose" in p for p in t.people.thread(t.game.thread))
+
+
+def _aligned_state(start_at, timezone_name="Europe/Berlin", align="21:00", hours=24):
+    from dataclasses import replace
+
+    from forumbot.rules import make_config, replay, start
+    from forumbot.rules.config import default_deadlines
+    from forumbot.rules.presets import PRESETS
+
+    d = replace(default_deadlines(PRESETS["resistance"]), proposal=hours * 3600, align_to=align)
+    cfg = make_config("resistance", ["a1", "b1", "c1", "d1", "e1"], deadlines=d, timezone=timezone_name)
+    return replay(cfg, 1, start(cfg, 1, start_at))
+
+
+@pytest.mark.parametrize("start_at, local_day", [
+    (datetime(2026, 10, 23, 10, 0, tzinfo=timezone.utc), "2026-10-24"),  # CEST, before the change
+    (datetime(2026, 10, 24, 20, 0, tzinfo=timezone.utc), "2026-10-25"),  # across it (night of 24/25)
+    (datetime(2026, 10, 25, 10, 0, tzinfo=timezone.utc), "2026-10-26"),  # CET, after it
+    (datetime(2026, 3, 28, 10, 0, tzinfo=timezone.utc), "2026-03-29"),  # into summer time
+])
+def test_align_to_holds_21_00_local_across_daylight_saving(start_at, local_day):
+    from zoneinfo import ZoneInfo
+
+    from forumbot.deadlines import due
+
+    state = _aligned_state(start_at)
+    local = due(state).astimezone(ZoneInfo("Europe/Berlin"))
+    assert (local.hour, local.minute) == (21, 0)
+    assert str(local.date()) == local_day
+    assert due(state) >= start_at + timedelta(hours=24)  # rounded up, never down
+
+
+def test_align_to_shows_both_clocks_in_posts(local_game):
+    t = local_game(extra="timezone: America/New_York\ndeadlines: {align_to: \"21:00\"}\n")
+    post = t.people.thread(t.game.thread)[0]
+    assert " EST)" in post and "21:00 EST" in post
+
+
+def test_close_grace_waits_after_the_last_vote(local_game, clock):
+    t = local_game(extra="deadlines: {close_grace: 10m}\n")
+    t.propose(["alice", "bob"])
+    t.vote_all(True)
+    assert t.state.phase == "team_vote"  # everyone voted: still open for the grace
+    clock.advance(minutes=5)
+    t.say("dave", "**REJECT**")  # a change of mind restarts the grace
+    t.cycle()
+    clock.advance(minutes=9)
+    t.cycle()
+    assert t.state.phase == "team_vote"
+    clock.advance(minutes=2)
+    t.cycle()
+    assert t.state.phase == "mission" and t.export()["votes"][0]["votes"]["dave"] == "reject"
+
+
+def test_abstain_can_be_forbidden(local_game):
+    t = local_game(extra="missed: {allow_abstain: false}\n")
+    t.propose(["alice", "bob"])
+    events = t.export()["events"]
+    t.say("carol", "**ABSTAIN**")
+    t.cycle()
+    assert "does not allow ABSTAIN" in t.people.thread(t.game.thread)[-1]
+    assert t.export()["events"] == events

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..deadlines import format_duration
+from ..deadlines import format_duration, stamp
 from ..rules import events as ev
 from ..rules.commands import Refusal
 from ..rules.presets import TEAM_SIZES, fails_needed
@@ -28,11 +28,18 @@ class Message:
     priority: int = 1  # 0: results and prompts; 1: replies; 2: reminders; 3: status
 
 
-def when(at: datetime, seconds: int | None) -> str:
+def when(at: datetime, seconds: int | None, state: GameState | None = None) -> str:
+    """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone)."""
+    from ..deadlines import aligned, stamp
+    from ..status import relative
+
     if seconds is None:
         return "no deadline"
+    config = state.config if state is not None else None
     due = at + timedelta(seconds=seconds)
-    return f"{due:%Y-%m-%d %H:%M} UTC (in {format_duration(seconds)})"
+    if config is not None:
+        due = aligned(due, config)
+    return f"{stamp(due, config)} (in {relative(int((due - at).total_seconds()))})"
 
 
 ROLE_NAMES = {
@@ -132,7 +139,7 @@ def _proposal_opened(state, e, tag, m) -> str:
     return (f"{title} (proposal {d['attempt']}): the leader is {m.bold(d['leader'])}, "
             f"with a team of {d['team_size']}.{fails}{warning}\n\n"
             f"{d['leader']}, post {m.bold('PROPOSE: ' + ', '.join(['name'] * d['team_size']))} "
-            f"by {when(e.at, state.config.deadlines.proposal)}.")
+            f"by {when(e.at, state.config.deadlines.proposal, state)}.")
 
 
 def _team_proposed(state, e, tag, m) -> str:
@@ -148,7 +155,7 @@ def _team_proposed(state, e, tag, m) -> str:
     verb = "changes the proposal to" if d.get("revised") else "proposes"
     return (f"{d['leader']} {verb} {m.bold(', '.join(d['team']))} for mission {d['mission']}.{public}\n\n"
             f"Everyone: vote {m.bold('APPROVE')} or {m.bold('REJECT')} {where}, by "
-            f"{when(e.at, state.config.deadlines.team_vote)}.{close}")
+            f"{when(e.at, state.config.deadlines.team_vote, state)}.{close}")
 
 
 def _vote_closed(state, e, tag, m) -> str:
@@ -189,7 +196,7 @@ def _mission_opened(state, e, tag, m) -> str:
                   f"{m.bold('SABOTAGE')} here in the thread (you may change it until the mission closes).")
     return (f"Mission {d['mission']} goes ahead with {', '.join(d['team'])}. Team members: "
             f"PM the bot {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
-            f"{when(e.at, state.config.deadlines.mission)}.{public} The result comes when every order "
+            f"{when(e.at, state.config.deadlines.mission, state)}.{public} The result comes when every order "
             "is in.")
 
 
@@ -198,11 +205,11 @@ def _order_prompt(state, e, tag, m, name=None) -> str:
     if name is not None and name == d.get("public"):
         return (f"You are on the team for mission {d['mission']} of {tag}, and your order is "
                 f"public: post {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} in the thread by "
-                f"{when(e.at, state.config.deadlines.mission)}. Members of "
+                f"{when(e.at, state.config.deadlines.mission, state)}. Members of "
                 f"{state.config.rules.resistance_name} can only SUPPORT.")
     return (f"You are on the team for mission {d['mission']} of {tag}. Reply to this message "
             f"with {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
-            f"{when(e.at, state.config.deadlines.mission)}. Members of "
+            f"{when(e.at, state.config.deadlines.mission, state)}. Members of "
             f"{state.config.rules.resistance_name} can only SUPPORT. You may change your order "
             "until the mission closes." + (" If you sent your order already, it stands." if
                                           state.config.rules.commander else ""))
@@ -268,7 +275,7 @@ def _game_ended(state, e, tag, m) -> str:
 def _assassination_opened(state, e, tag, m) -> str:
     return ("Three missions have succeeded, but it is not over: the Assassin now names the "
             f"player they believe is Merlin, in the thread: {m.bold('ASSASSINATE: name')}, by "
-            f"{when(e.at, state.config.deadlines.choice)}. The first valid shot is final.")
+            f"{when(e.at, state.config.deadlines.choice, state)}. The first valid shot is final.")
 
 
 def _assassinated(state, e, tag, m) -> str:
@@ -284,7 +291,7 @@ def _assassination_overdue(state, e, tag, m) -> str:
 def _lady_opened(state, e, tag, m) -> str:
     d = e.data
     return (f"{d['holder']} holds the Lady of the Lake: {d['holder']}, name a player who has not "
-            f"held it, {m.bold('LADY: name')}, by {when(e.at, state.config.deadlines.choice)}.")
+            f"held it, {m.bold('LADY: name')}, by {when(e.at, state.config.deadlines.choice, state)}.")
 
 
 def _lady_used(state, e, tag, m) -> str:
@@ -312,7 +319,7 @@ def _card(key: str) -> str:
 def _plot_window(state, e, tag, m) -> str:
     d = e.data
     holders = ", ".join(d["holders"])
-    wait = when(e.at, state.config.deadlines.card_window)
+    wait = when(e.at, state.config.deadlines.card_window, state)
     if d["window"] == "round_start":
         return (f"Before this round's Plot Cards are drawn, {holders} may play Strong Leader "
                 f"({m.bold('PLAY: Strong Leader')}) and lead the round, or {m.bold('PASS')}, by {wait}.")
@@ -332,7 +339,7 @@ def _plot_drawn(state, e, tag, m) -> str:
     cards = ", ".join(m.bold(_card(c)) for c in d["cards"])
     return (f"Plot Cards for mission {d['mission']}: {cards}. {d['leader']}, hand each to a "
             f"different player, not yourself: {m.bold('GIVE: card -> name')}, by "
-            f"{when(e.at, state.config.deadlines.choice)}. Establish Confidence stays with the "
+            f"{when(e.at, state.config.deadlines.choice, state)}. Establish Confidence stays with the "
             "leader. Cards not given in time are discarded.")
 
 
@@ -345,7 +352,7 @@ def _plot_given(state, e, tag, m) -> str:
 
 def _plot_choice_opened(state, e, tag, m) -> str:
     d = e.data
-    wait = when(e.at, state.config.deadlines.choice)
+    wait = when(e.at, state.config.deadlines.choice, state)
     if d["card"] == "take-responsibility":
         return (f"{d['holder']}: Take Responsibility lets you take one Plot Card from another "
                 f"player: {m.bold('TAKE: card FROM name')}, by {wait}.")
@@ -420,7 +427,7 @@ def _mc_window(state, e, tag, m) -> str:
     return (f"{', '.join(e.data['holders'])}: you may play a kept card now, "
             f"{m.bold('PLAY: Prepare for the Future -> drawn card')} (you act as Commander for it) "
             f"or {m.bold('PLAY: Counterespionage -> name')} (you learn their allegiance by PM), or "
-            f"{m.bold('PASS')}, by {when(e.at, state.config.deadlines.card_window)}.")
+            f"{m.bold('PASS')}, by {when(e.at, state.config.deadlines.card_window, state)}.")
 
 
 def _mc_played(state, e, tag, m) -> str:
@@ -435,7 +442,7 @@ def _mc_follow(state, e, tag, m) -> str:
     d = e.data
     form = f"GIVE: {_mc(d['card'])} -> name" if d["action"] == "give" else "CHOOSE: name"
     return (f"{d['commander']}: follow {m.bold(_mc(d['card']))} with {m.bold(form)}, by "
-            f"{when(e.at, state.config.deadlines.choice)}.")
+            f"{when(e.at, state.config.deadlines.choice, state)}.")
 
 
 def _mc_done(state, e, tag, m) -> str:
@@ -474,7 +481,7 @@ def _deadline_extended(state, e, tag, m) -> str:
     from ..deadlines import due
 
     when = due(state)
-    new = f" It is now {when:%Y-%m-%d %H:%M} UTC." if when and state.phase == e.data["phase"] else ""
+    new = f" It is now {stamp(when, state.config)}." if when and state.phase == e.data["phase"] else ""
     return f"The host extended the deadline by {format_duration(e.data['seconds'])}.{new}"
 
 
@@ -486,7 +493,7 @@ def _game_resumed(state, e, tag, m) -> str:
     from ..deadlines import due
 
     when = due(state)
-    new = f" The deadline is now {when:%Y-%m-%d %H:%M} UTC." if when else ""
+    new = f" The deadline is now {stamp(when, state.config)}." if when else ""
     return f"The game resumes, with the time that was left when it was paused.{new}"
 
 
@@ -502,7 +509,7 @@ def _reminder(state, e, tag, m, name) -> str:
 
     when = due(state)
     what = REMINDER_WORDS.get(e.data["phase"], "act: see the thread")
-    by = f" by {when:%Y-%m-%d %H:%M} UTC" if when else ""
+    by = f" by {stamp(when, state.config)}" if when else ""
     return f"{tag} reminder: you still have to {what}{by}."
 
 
@@ -533,7 +540,7 @@ def _newcomer_pm(state, e, tag, m) -> str:
         names = [(_card(k) if "plot" in state.extra else _mc(k)) for k in hands]
         parts.append("Your cards: " + ", ".join(m.bold(n) for n in names) + ".")
     deadline = due(state)
-    by = f" by {deadline:%Y-%m-%d %H:%M} UTC" if deadline else ""
+    by = f" by {stamp(deadline, state.config)}" if deadline else ""
     if state.phase == "mission" and new in state.team:
         if new in state.orders:
             parts.append(f"Your seat's order for mission {state.mission} is in: "

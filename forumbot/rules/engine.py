@@ -171,6 +171,9 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         return Refusal("You have spent your Critical Vote already.", "**APPROVE** or **REJECT**")
     if cmd.critical and cmd.choice == "abstain":
         return Refusal("A Critical Vote is an APPROVE or a REJECT.", "**CRITICAL APPROVE**")
+    if cmd.choice == "abstain" and not s.config.missed.allow_abstain:
+        return Refusal("This game does not allow ABSTAIN: vote APPROVE or REJECT.",
+                       "**APPROVE** or **REJECT**")
     if cmd.via == "thread" and s.mission in rules.pm_vote_missions:
         return Refusal(
             f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
@@ -189,8 +192,8 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
             return r
     extra = {"critical": True} if cmd.critical else {}
     tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, **extra)
-    if s.config.deadlines.close_early and not s.waiting_for():
-        _close_vote(tx)
+    if s.config.deadlines.close_early and not s.waiting_for() and not s.config.deadlines.close_grace:
+        _close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
     return None
 
 

@@ -59,6 +59,7 @@ class GameState:
     extension: int = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
     paused_at: datetime | None = None
     reminded: int = -1  # the phase id whose reminders went out
+    last_vote_at: datetime | None = None  # the latest team vote cast in the open vote
     replaced: dict[str, str] = field(default_factory=dict)  # old name -> who plays that seat now
 
     # --- questions about the state -------------------------------------------------
@@ -162,9 +163,11 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.public = d.get("public")
         state.not_voting = list(d.get("not_voting", []))
         state.proxied = {}
+        state.last_vote_at = None
         state.votes, state.vote_via, state.critical = {}, {}, set()
         _open(state, TEAM_VOTE, event)
     elif t == ev.VOTE_CAST:
+        state.last_vote_at = event.at
         state.votes[d["player"]] = d["vote"]
         state.vote_via[d["player"]] = d["via"]
         if d.get("critical"):
