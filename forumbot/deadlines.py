@@ -118,9 +118,19 @@ def reminder(state: GameState, now: datetime) -> Remind | None:
     return Remind(at=at, author="", phase_id=state.phase_id)
 
 
+def resume(state: GameState, now: datetime):
+    """A PAUSE ... UNTIL that has run out: the command that resumes the game."""
+    from .rules.commands import HostResume
+
+    if state.paused_at is None or state.paused_until is None or state.paused_until > now:
+        return None
+    return HostResume(at=state.paused_until, author="the clock")
+
+
 def next_wakeup(state: GameState) -> datetime | None:
     """The next time the clock has something to do for this game."""
-    times = [t for t in (due(state), remind_at(state)) if t is not None]
+    until = state.paused_until if state.paused_at is not None else None
+    times = [t for t in (due(state), remind_at(state), until) if t is not None]
     return min(times) if times else None
 
 

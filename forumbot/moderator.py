@@ -371,7 +371,15 @@ class Moderator:
         if not state.running:
             self._reply(row, game, f"{tag} is over.", i)
             return
-        if verb == "extend":
+        if verb == "pause" and rest:
+            until = _until(rest, state.config)
+            if until is None:
+                self._reply(row, game, f"PAUSE ... UNTIL needs a date and time. The right form: "
+                            f"`PAUSE {tag} UNTIL 2026-12-05 18:00` (in "
+                            f"{state.config.timezone or 'UTC'})", i)
+                return
+            command = HostPause(at=at, author=game.host, until=until)
+        elif verb == "extend":
             try:
                 seconds = deadlines.parse_duration(rest or "x")
             except ValueError:
@@ -541,7 +549,8 @@ class Moderator:
         fired = 0
         while True:
             state = self.state(game)
-            cmd = deadlines.expired(state, now) or deadlines.reminder(state, now)
+            cmd = (deadlines.resume(state, now) or deadlines.expired(state, now)
+                   or deadlines.reminder(state, now))
             if cmd is None:
                 return fired
             if not self._apply(game, cmd):
@@ -708,6 +717,21 @@ class Moderator:
         state = self.state(game)
         from .status import public_status
         return public_status(state, game.tag)
+
+
+def _until(text: str, config) -> datetime | None:
+    """"UNTIL 2026-12-05 18:00" in the game's time zone (UTC if none) -> a UTC moment."""
+    import re
+    from zoneinfo import ZoneInfo
+
+    m = re.fullmatch(r"(?i)until\s+(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2})\s*", text.strip())
+    if not m:
+        return None
+    try:
+        local = datetime.fromisoformat(f"{m.group(1)} {int(m.group(2).split(':')[0]):02d}:{m.group(2).split(':')[1]}")
+    except ValueError:
+        return None
+    return local.replace(tzinfo=ZoneInfo(config.timezone or "UTC")).astimezone(timezone.utc)
 
 
 def fair_share(rows: list[Inbound], per_author: int) -> list[Inbound]:

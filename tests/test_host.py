@@ -210,3 +210,24 @@ def test_skip_and_record_are_for_the_host_only(make, command):
     t.cycle()
     assert "Only the host" in t.people.pms_to("bob")[-1]
     assert t.export()["events"] == events
+
+
+def test_pause_until_resumes_by_itself(make, clock):
+    t = make(extra="timezone: Europe/Berlin\ndeadlines: {proposal: 2h}\n")
+    before = due(t)
+    start = clock()
+    local = (start + timedelta(hours=5)).astimezone(__import__("zoneinfo").ZoneInfo("Europe/Berlin"))
+    reply = host(t, f"PAUSE {t.game.tag} UNTIL {local:%Y-%m-%d %H:%M}")
+    assert "PAUSE done" in reply
+    assert "resumes by itself" in t.people.thread(t.game.thread)[-1]
+    clock.advance(hours=4, minutes=59)
+    t.cycle()
+    assert t.state.paused_at is not None and t.state.phase == "proposal"
+    clock.advance(minutes=2)
+    t.cycle()
+    assert t.state.paused_at is None
+    assert due(t) == before + timedelta(hours=5)  # every clock moved by the pause
+    resumed = [e for e in t.export()["events"] if e["type"] == "game_resumed"]
+    assert resumed and resumed[0]["data"]["by"] == "the clock"
+    assert "right form" in host(t, f"PAUSE {t.game.tag} UNTIL someday")
+    assert "passed already" in host(t, f"PAUSE {t.game.tag} UNTIL 2020-01-01 10:00")

@@ -486,6 +486,11 @@ def _deadline_extended(state, e, tag, m) -> str:
 
 
 def _game_paused(state, e, tag, m) -> str:
+    if e.data.get("until"):
+        from datetime import datetime as _dt
+
+        return ("The host paused the game: every clock is stopped until "
+                f"{stamp(_dt.fromisoformat(e.data['until']), state.config)}, when it resumes by itself.")
     return "The host paused the game: every clock is stopped until it resumes."
 
 

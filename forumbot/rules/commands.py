@@ -109,7 +109,7 @@ class HostExtend(Command):
 
 @dataclass(frozen=True)
 class HostPause(Command):
-    pass
+    until: datetime | None = None  # PAUSE ... UNTIL: resumes by itself then
 
 
 @dataclass(frozen=True)

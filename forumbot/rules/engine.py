@@ -479,7 +479,10 @@ def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
 def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
     if tx.state.paused_at is not None:
         return Refusal("The game is paused already.")
-    tx.emit(ev.GAME_PAUSED, by=cmd.author)
+    if cmd.until is not None and cmd.until <= tx.at:
+        return Refusal("That time has passed already.")
+    until = {"until": cmd.until.isoformat()} if cmd.until else {}
+    tx.emit(ev.GAME_PAUSED, by=cmd.author, **until)
     return None
 
 

@@ -58,6 +58,7 @@ class GameState:
     seed: int = 0
     extension: int = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
     paused_at: datetime | None = None
+    paused_until: datetime | None = None  # PAUSE ... UNTIL
     reminded: int = -1  # the phase id whose reminders went out
     last_vote_at: datetime | None = None  # the latest team vote cast in the open vote
     replaced: dict[str, str] = field(default_factory=dict)  # old name -> who plays that seat now
@@ -207,9 +208,11 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.extension += d["seconds"]
     elif t == ev.GAME_PAUSED:
         state.paused_at = event.at
+        state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
     elif t == ev.GAME_RESUMED:
         state.extension += d["paused_seconds"]
         state.paused_at = None
+        state.paused_until = None
     elif t == ev.REMINDERS_SENT:
         state.reminded = d["phase_id"]
     elif t == ev.HOST_ACTION:
