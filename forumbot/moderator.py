@@ -28,6 +28,7 @@ from .render.markup import markup_for
 from .render.posts import block_separator, with_block
 from .budget import WriteBudget, backoff
 from .signups import Signups
+from .help import help_for
 from .status import host_status, status_block
 from .rules.state import FINISHED, GameState
 from .store import Game, Inbound, Outbox, db
@@ -178,9 +179,16 @@ class Moderator:
             return
         commands = parse_pm(row.body)
         if not commands:
-            self._reply(row, None, "I found no command in your message. PM me HELP for the "
-                        "commands, or `new game` as the subject to start a game.", 0)
+            self._no_command(row)
             return
+        if all(c.verb == "help" for c in commands):
+            tags = game_tags(row.subject, row.body)
+            games = [g for g in self._running_games() if (self._seat_name(g, row.author)
+                     or self._watches(g, row.author) or g.game_config().is_host(row.author))
+                     and (not tags or g.id in tags)]
+            if len(games) != 1:  # HELP about no game of theirs, or several: the general words
+                self._reply(row, None, help_for(None, None, row.author, None), 0)
+                return
         for i, parsed in enumerate(commands):
             if parsed.verb.startswith("host:"):
                 self._host_command(row, parsed, at, i)
@@ -188,6 +196,29 @@ class Moderator:
             game = self._game_for_pm(row, i)
             if game is not None:
                 self._player_command(game, row, parsed, "pm", at, i)
+
+    def _no_command(self, row: Inbound) -> None:
+        """A PM with no command: a pointer to HELP, and with `forward_pms`, on to the host."""
+        tags = game_tags(row.subject, row.body)
+        games = [g for g in self._running_games()
+                 if (self._seat_name(g, row.author) or self._watches(g, row.author))
+                 and g.game_config().forward_pms and (not tags or g.id in tags)]
+        if len(games) == 1:
+            g = games[0]
+            out = Outgoing(key=f"fwd:{self.forum.name}:{row.ext_id}", kind="pm", to=g.host,
+                           subject=f"{g.tag}: a message from {row.author}",
+                           body=f"{g.tag}: {row.author} wrote to the bot (no command in it):\n\n"
+                                + "\n".join("> " + ln for ln in row.body[:5000].split("\n")))
+            store.enqueue(out, g.id, at_or_now(row, self.clock))
+            self._reply(row, g, "I found no command in your message, so I passed it on to the "
+                        f"host of {g.tag}. PM me HELP for the commands.", 0)
+            return
+        self._reply(row, None, "I found no command in your message. PM me HELP for the "
+                    "commands, or `new game` as the subject to start a game.", 0)
+
+    @staticmethod
+    def _watches(game: Game, user: str) -> bool:
+        return any(s.casefold() == user.casefold() for s in game.game_config().spectators)
 
     def _comment_commands(self, game: Game, row: Inbound, commands: list[Parsed], at: datetime) -> None:
         row.game = game.id
@@ -197,7 +228,7 @@ class Moderator:
 
     def _game_for_pm(self, row: Inbound, i: int) -> Game | None:
         mine = [g for g in self._running_games() if self._seat_name(g, row.author) or
-                g.host.casefold() == row.author.casefold()]
+                g.game_config().is_host(row.author) or self._watches(g, row.author)]
         tags = game_tags(row.subject, row.body)
         if tags:
             hits = [g for g in mine if g.id in tags]
@@ -267,7 +298,8 @@ class Moderator:
                         key=f"{tag}:status:{row.ext_id}:{i}" if public else None)
             return
         if parsed.verb == "help":
-            self._reply(row, game, help_text(tag), i, private=True)
+            self._reply(row, game, help_for(state, tag, row.author, self._seat_name(game, row.author)),
+                        i, private=True)
             return
         if not state.running:
             self._reply(row, game, "This game is over.", i)
@@ -348,7 +380,7 @@ class Moderator:
         if game is None:
             self._reply(row, None, f"There is no game {tag}.", i)
             return
-        if row.author.casefold() != game.host.casefold():
+        if not game.game_config().is_host(row.author):
             self._reply(row, game, f"Only the host of {tag} may use {verb.upper()}. Nothing was changed.", i)
             return
         if verb not in HOST_COMMANDS:
@@ -378,7 +410,7 @@ class Moderator:
                             f"`PAUSE {tag} UNTIL 2026-12-05 18:00` (in "
                             f"{state.config.timezone or 'UTC'})", i)
                 return
-            command = HostPause(at=at, author=game.host, until=until)
+            command = HostPause(at=at, author=row.author, until=until)
         elif verb == "extend":
             try:
                 seconds = deadlines.parse_duration(rest or "x")
@@ -387,13 +419,13 @@ class Moderator:
             if not seconds:
                 self._reply(row, game, f"EXTEND needs a duration. The right form: `EXTEND {tag} 6h`", i)
                 return
-            command = HostExtend(at=at, author=game.host, seconds=seconds)
+            command = HostExtend(at=at, author=row.author, seconds=seconds)
         elif verb == "disqualify":
             name = resolve_name(rest, state.names, state.aliases())
             if isinstance(name, NameProblem):
                 self._reply(row, game, name.message + f" The right form: `DISQUALIFY {tag} name`", i)
                 return
-            command = HostDisqualify(at=at, author=game.host, target=name)
+            command = HostDisqualify(at=at, author=row.author, target=name)
         elif verb == "record":
             form = (f"The right form: `RECORD {tag} name APPROVE` (or REJECT, SUPPORT, SABOTAGE, "
                     "`PROPOSE: a, b`, `LADY: x` ...)")
@@ -410,7 +442,13 @@ class Moderator:
             if isinstance(built, str):
                 self._reply(row, game, built, i)
                 return
-            command = HostRecord(at=at, author=game.host, inner=built)
+            command = HostRecord(at=at, author=row.author, inner=built)
+            if self._seat_name(game, row.author):  # a host who plays: a refusal could tell a side
+                result = apply(state, command)
+                if isinstance(result, Refusal):
+                    self._reply(row, game, f"{tag}: that could not be recorded for {name} now. "
+                                "Nothing was changed.", i)
+                    return
         elif verb == "replace":
             form = f"The right form: `REPLACE {tag} oldname WITH newname`"
             parts = re.split(r"\s+with\s+", rest, flags=re.I)
@@ -422,9 +460,9 @@ class Moderator:
                 self._reply(row, game, f"{name.message} {form}", i)
                 return
             newcomer = clean_name(parts[1])
-            command = HostReplace(at=at, author=game.host, target=name, newcomer=newcomer)
+            command = HostReplace(at=at, author=row.author, target=name, newcomer=newcomer)
         else:
-            command = HOST_COMMANDS[verb](at=at, author=game.host)
+            command = HOST_COMMANDS[verb](at=at, author=row.author)
         if self._apply(game, command, row, i):
             self._reply(row, game, f"{tag}: {verb.upper()} done.", i)
 
@@ -750,13 +788,6 @@ def fair_share(rows: list[Inbound], per_author: int) -> list[Inbound]:
 def at_or_now(row: Inbound, clock) -> datetime:
     """When a reply was caused: the message's own time (deterministic on a re-run)."""
     return store.aware(row.created) if row.created else clock()
-
-
-def help_text(tag: str) -> str:
-    return (f"{tag}: the leader posts **PROPOSE: name, name** in the thread. Everyone votes "
-            "**APPROVE** or **REJECT** in a bold comment or by PM (a PM may carry the game tag, "
-            f"like `{tag} APPROVE`). Team members PM **SUPPORT** or **SABOTAGE**. **STATUS** "
-            "shows the state of the game.")
 
 
 def _json(obj) -> str:

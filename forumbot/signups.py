@@ -46,6 +46,7 @@ def announcement(game: Game, m) -> str:
     order = "in the order of joining" if cfg.leader_order == "listed" else "in a random order"
     return "\n\n".join([
         m.heading(f"{cfg.title} ({game.tag}): sign-ups"),
+        *([cfg.intro] if cfg.intro else []),
         f"{p.title}. Host: {cfg.host}. {cfg.min_players} to {cfg.max_players} players.",
         p.summary,
         f"To play, comment {m.bold('JOIN')} in this thread; to drop out before the start, "

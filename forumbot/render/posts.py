@@ -81,6 +81,7 @@ def _opening(state: GameState, e: ev.Event, tag: str, m) -> str:
     votes_where = "by PM to the bot only" if c.team_votes == "pm" else "in a bold comment here, or by PM"
     parts = [
         m.heading(f"{c.title} ({tag})"),
+        *([c.intro] if c.intro else []),
         f"{p.title}. Host: {c.host}. {n} players, {len(state.spies())} of them {p.spies_name.removeprefix('the ')}.",
         p.summary,
         m.bold("Leader order") + ": " + ", ".join(state.names),
@@ -520,9 +521,39 @@ def _reminder(state, e, tag, m, name) -> str:
 
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
-    command = m.code(f"REPLACE {tag} {d['player']} WITH newname")
+    taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
+    reserves = [r for r in state.config.reserves if r.casefold() not in taken]
+    command = m.code(f"REPLACE {tag} {d['player']} WITH {reserves[0] if reserves else 'newname'}")
+    offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
     return (f"{d['player']} was disqualified in {tag} ({d['reason']}). To put someone in the "
-            f"slot, PM me: {command}")
+            f"slot, PM me: {command}{offer}")
+
+
+def _host_plays(state: GameState) -> bool:
+    return any(state.config.is_host(n) for n in state.names)
+
+
+def _spectator_pm(state: GameState, tag: str, m) -> str:
+    rows = [[s.name, role_name(state, s.role), side_name(state, s.side)] for s in state.seats]
+    return (f"You are watching {state.config.title} ({tag}). The roles, which nobody else is told:"
+            f"\n\n{m.table(['Player', 'Role', 'Side'], rows)}\n\nKeep them secret. Spectators "
+            "cannot vote or act.")
+
+
+def _missed_notice(state: GameState, e, tag: str) -> list[Message]:
+    """missed.notify_host_after: the host hears when a player has missed that many in a row."""
+    after = state.config.missed.notify_host_after
+    if not after or (e.type == ev.MISSION_RESOLVED and not state.config.missed.orders_count):
+        return []
+    out = []
+    for name in e.data.get("defaulted", []):
+        seat = state.seat(name)
+        if seat is not None and seat.missed == after and not seat.disqualified:
+            out.append(Message(f"missed:{name}", f"{tag}: {name} has missed {after} in a row. Nothing "
+                               f"happens to them for it; if they are gone, PM me "
+                               f"`REPLACE {tag} {name} WITH newname` or `DISQUALIFY {tag} {name}`.",
+                               to=state.config.host, subject=f"{tag}: {name} is missing"))
+    return out
 
 
 def _replaced(state, e, tag, m) -> str:
@@ -638,6 +669,9 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
             for name in state.names:
                 out.append(Message(f"role:{name}", _role_pm(state, tag, name, m), to=name,
                                    subject=f"{tag}: your role", priority=0))
+            for name in state.config.spectators:
+                out.append(Message(f"spectator:{name}", _spectator_pm(state, tag, m), to=name,
+                                   subject=f"{tag}: you are watching", priority=0))
             continue
         if e.type in _PUBLIC and (text := _PUBLIC[e.type](state, e, tag, m)):
             public.append(text)
@@ -653,7 +687,9 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
             out.append(Message(f"replaced:{d['player']}", f"{tag}: the host has given your seat to "
                                f"{d['by']}. You no longer play in this game; thank you for playing.",
                                to=d["player"], subject=f"{tag}: you were replaced"))
-        elif e.type == ev.PLAYER_DISQUALIFIED:
+        elif e.type in (ev.VOTE_CLOSED, ev.MISSION_RESOLVED) and (notes := _missed_notice(state, e, tag)):
+            out.extend(notes)
+        if e.type == ev.PLAYER_DISQUALIFIED:
             out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
                                to=state.config.host, subject=f"{tag}: a player was disqualified"))
         elif e.type == ev.LADY_USED:
@@ -666,8 +702,9 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                                f"post {m.bold('ASSASSINATE: name')} in the thread.",
                                to=e.data["assassin"], subject=f"{tag}: name Merlin", priority=0))
         elif e.type == ev.ASSASSINATION_OVERDUE:
+            who = "" if _host_plays(state) else f" ({e.data['assassin']})"  # never to a playing host
             out.append(Message("host-assassin", f"{tag}: the assassination deadline has passed and "
-                               f"the Assassin ({e.data['assassin']}) has not shot. The game waits; "
+                               f"the Assassin{who} has not shot. The game waits; "
                                "there is no default for the shot.",
                                to=state.config.host, subject=f"{tag}: the assassination waits"))
         elif e.type == ev.VOTE_CAST and e.data["via"] == "pm":
