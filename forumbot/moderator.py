@@ -36,7 +36,7 @@ from .store import Game, Inbound, Outbox, db
 log = logging.getLogger("forumbot")
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
-HOST_COMMANDS = {"close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
+HOST_COMMANDS = {"signups": None, "close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
                  "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
                  "skip": HostSkip, "record": HostRecord, "status": None}
 PER_AUTHOR_PER_CYCLE = 20  # messages of one sender handled in a cycle; the rest wait their turn
@@ -396,6 +396,9 @@ class Moderator:
         tag = game.tag
         self._fire_game_deadlines(game, at)
         state = self.state(game)
+        if verb == "signups":
+            self._reply(row, game, f"{tag} has started: sign-ups are over.", i)
+            return
         if verb == "status":
             plays = self._seat_name(game, row.author) is not None
             self._reply(row, game, self.status_text(game) if plays else host_status(state, game.tag), i)
@@ -481,7 +484,8 @@ class Moderator:
         state = self.state(game, refresh_from=events)
         for msg in render_events(state, events, game.tag, self.forum.markup.value):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
-        if not any(e.type == "game_started" for e in events) or self._has_signup_post(game):
+        if (not any(e.type == "game_started" for e in events) or self._block_in_signup_post(game)
+                or Outbox.select().where(Outbox.key == f"{game.tag}:status-block").exists()):
             # (a new game's opening post carries its block already)
             block = status_block(state, game.tag, markup_for(self.forum.markup.value))
             store.set_status_edit(game.id, f"{game.tag}:status-block", block, self.clock())
@@ -494,7 +498,7 @@ class Moderator:
     def _enqueue_message(self, game: Game, msg: Message, key: str) -> None:
         now = self.clock()
         body = msg.body
-        if msg.opening and not key.endswith(":0:opening") and self._has_signup_post(game):
+        if msg.opening and not key.endswith(":0:opening") and self._block_in_signup_post(game):
             sep = block_separator(markup_for(self.forum.markup.value))  # the sign-up post keeps the block
             body = body.split(sep, 1)[1] if sep in body else body
             msg = Message(msg.slot, body, msg.to, msg.subject, msg.opening, msg.title, msg.priority)
@@ -508,8 +512,12 @@ class Moderator:
         store.enqueue(out, game.id, now, msg.priority)
 
     @staticmethod
-    def _has_signup_post(game: Game) -> bool:
-        return Outbox.select().where(Outbox.key == f"{game.tag}:0:opening").exists()
+    def _block_in_signup_post(game: Game) -> bool:
+        """Does the sign-up post hold the status block? Yes, unless sign-ups had a thread of
+        their own (`signup_thread`) and the game has started in its new thread."""
+        if not Outbox.select().where(Outbox.key == f"{game.tag}:0:opening").exists():
+            return False
+        return not (game.game_config().signup_thread and game.status != "signup")
 
     def _public_status_recently(self, game: Game, at: datetime) -> bool:
         since = store.naive(at - timedelta(seconds=STATUS_EVERY))
@@ -547,11 +555,16 @@ class Moderator:
             return
         cfg, problems = parse_config(row.body, row.author)
         thread = None
-        if cfg is not None and cfg.thread != "new":
-            thread = self.forum.thread_id(cfg.thread)
-            if thread is None:
-                from .gameconfig import Problem
-                problems = [Problem("thread", f"{cfg.thread!r} is not a thread I can post in")]
+        for key in ("thread", "signup_thread"):
+            ref = getattr(cfg, key, None) if cfg is not None else None
+            if ref and ref != "new":
+                thread = self.forum.thread_id(ref)
+                if thread is None:
+                    from .gameconfig import Problem
+                    problems = [Problem(key, f"{ref!r} is not a thread I can post in")]
+                    break
+                if key == "signup_thread":
+                    break  # sign-ups first; the game's own thread comes at the start
         if problems:
             lines = "\n".join(f"- `{p.key}`: {p.message}" for p in problems)
             self._reply(row, None, f"No game was created. Your config has {len(problems)} "
@@ -682,8 +695,9 @@ class Moderator:
         """A status-block edit of the opening post. Edits are idempotent: after an
         uncertain failure the same edit is simply sent again."""
         tag = f"G{item.game}"  # the sign-up post if there is one, else the game's opening
-        opening = (Outbox.get_or_none(Outbox.key == f"{tag}:0:opening")
-                   or Outbox.get_or_none(Outbox.key == f"{tag}:1:opening"))
+        game = Game.get_by_id(item.game)
+        first = f"{tag}:0:opening" if self._block_in_signup_post(game) else f"{tag}:1:opening"
+        opening = Outbox.get_or_none(Outbox.key == first)
         if opening is None or opening.state != "posted":
             return 0  # the opening post is not out yet
         body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))

@@ -143,6 +143,8 @@ class Signups:
         cfg = replace(game.game_config(), players=tuple(joined(game)))
         game.config = store_json(cfg.to_json())
         game.status = "running"
+        if cfg.signup_thread:  # the game gets its own thread (a new one, or `thread:`)
+            game.thread = self.mod.forum.thread_id(cfg.thread) if cfg.thread != "new" else None
         game.save()
         self.mod._states.pop(game.id, None)
         self.mod._commit_events(game, start(cfg, game.seed, at))
@@ -174,9 +176,20 @@ class Signups:
         elif verb == "status":
             self.mod._reply(row, game, signup_block(game, markup_for("markdown"), at), i)
             return
+        elif verb == "signups" and rest.lower() == "close":
+            if len(joined(game)) >= game.game_config().min_players:
+                self.begin(game, at)
+            else:
+                game.next_deadline = store.naive(at)
+                game.save()
+                self.deadline(game, at)  # too few: the host is asked, as at the deadline
+        elif verb == "signups":
+            self.mod._reply(row, game, f"The right form: `SIGNUPS {tag} CLOSE`", i)
+            return
         else:
             self.mod._reply(row, game, f"{tag} has not started: sign-ups are open. Until the start "
-                            f"only EXTEND, ABORT and STATUS apply. Nothing was changed.", i)
+                            "only EXTEND, SIGNUPS ... CLOSE, ABORT and STATUS apply. Nothing was "
+                            "changed.", i)
             return
         self.mod._reply(row, game, f"{tag}: {verb.upper()} done.", i)
 

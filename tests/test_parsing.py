@@ -43,7 +43,14 @@ def test_not_commands(text):
     ("__REJECT__", ["reject"]),
     ("[b]APPROVE[/b]", ["approve"]),
     ("[b][color=red]reject[/color][/b]", ["reject"]),
-    ("[color=red]REJECT[/color]", []),
+    ("[color=red]REJECT[/color]", []),  # colour alone is not bold
+    ("[color=#ff0000][b]APPROVE[/b][/color]", ["approve"]),
+    ("[size=150][b]REJECT[/b][/size]", ["reject"]),
+    ("[b][size=7][color=blue]APPROVE[/color][/size][/b]", ["approve"]),
+    ("[size=200]APPROVE[/size]", []),  # size alone is not bold
+    ('**<span style="color:red">REJECT</span>**', ["reject"]),
+    ('<b><font color="red">APPROVE</font></b>', ["approve"]),
+    ('<font color="red">APPROVE</font>', []),
     ("<strong>approve</strong> and <b>REJECT</b>", ["approve", "reject"]),
     ("> **APPROVE**\n\nno", []),
     ("&gt; **APPROVE**", []),

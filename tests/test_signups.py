@@ -142,3 +142,46 @@ def test_bad_sign_up_configs(text, key):
 def test_a_sign_up_config_takes_the_preset_limits():
     cfg, problems = parse_config("preset: avalon-2020\nplayers: signup\n", "host")
     assert not problems and cfg.signup and (cfg.min_players, cfg.max_players) == (8, 8)
+
+
+def test_signups_close_from_the_host(signup):
+    game, forum, people, mod = signup()
+    join(forum, mod, game, "zoe", "yan", "xu")
+    people.pm("zoe", game.tag, f"SIGNUPS {game.tag} CLOSE")  # not the host
+    mod.cycle()
+    assert "Only the host" in people.pms_to("zoe")[-1]
+    people.pm("host", game.tag, f"SIGNUPS {game.tag} CLOSE")  # too few: the host is asked
+    mod.cycle()
+    assert store.Game.get_by_id(game.id).status == "signup"
+    assert "3 of the 5" in "\n".join(people.pms_to("host"))
+    join(forum, mod, game, "wes", "vic")
+    people.pm("host", game.tag, f"SIGNUPS {game.tag} CLOSE")
+    mod.cycle()
+    game = store.Game.get_by_id(game.id)
+    assert game.status == "running" and len(export_game(game)["players"]) == 5
+    people.pm("host", game.tag, f"SIGNUPS {game.tag} CLOSE")
+    mod.cycle()
+    assert "sign-ups are over" in people.pms_to("host")[-1]
+
+
+def test_signups_in_their_own_thread_then_a_new_game_thread(db, clock):
+    forum = LocalForum(":memory:", clock=clock)
+    people = LocalPeople(forum)
+    mod = Moderator(forum, clock=clock)
+    lobby = forum.create_thread("host", "Game 62 sign-ups", "Who is in?")
+    clock.advance(minutes=1)
+    people.pm("host", "new game", CONFIG.format(max=5) + f"signup_thread: {lobby}\n")
+    mod.cycle()
+    mod.cycle()
+    game = store.Game.select().first()
+    assert game.thread == lobby and "comment **JOIN**" in people.thread(lobby)[0]
+    game = join(forum, mod, game, "zoe", "yan", "xu", "wes", "vic")
+    mod.cycle()
+    game = store.Game.get_by_id(game.id)
+    assert game.status == "running" and game.thread != lobby
+    new = [t for t in forum.threads() if f"t{t['id']}" == game.thread][0]
+    assert "Status of" in new["body"] and "The leader, zoe, proposes" in new["body"]
+    forum.comment("zoe", game.thread, "**PROPOSE: zoe, yan**")
+    mod.cycle()
+    assert mod.state(game).team == ("zoe", "yan")
+    assert "Still to vote" in [t for t in forum.threads() if f"t{t['id']}" == game.thread][0]["body"]
