@@ -17,9 +17,22 @@ def test_there_is_a_config_for_every_preset():
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_readme_config_passes(config):
+def test_readme_config_passes(config, tmp_path):
     cfg, problems = parse_config(config, "host")
     assert problems == []
+    from forumbot.cli import main
+
+    path = tmp_path / "game.yaml"
+    path.write_text(config)
+    assert main(["check-config", str(path)]) == 0  # the command a host would run
+
+
+def test_the_five_seed_games_are_in_the_readme():
+    seeds = HOSTING[HOSTING.index("### The five seed games"):]
+    titles = {re.search(r"^title: (.+)$", c, re.M).group(1) for c in re.findall(r"```yaml\n(.*?)```", seeds, re.S)}
+    assert titles == {"The Resistance - First test game", "The Resistance Game 60 - So say we all",
+                      "The Resistance - Game 49 (Avalon)", "The Resistance",
+                      "2020 Match 4 of The Resistance - Avalon"}
 
 
 def test_every_host_command_is_in_the_readme():
