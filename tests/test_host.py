@@ -202,7 +202,7 @@ def test_record_casts_for_a_player_and_the_thread_is_told(make):
     assert t.export()["events"] == events
 
 
-@pytest.mark.parametrize("command", ["SKIP", "RECORD alice APPROVE"])
+@pytest.mark.parametrize("command", ["SKIP", "RECORD alice APPROVE", "PAUSE UNTIL 2030-01-01 10:00"])
 def test_skip_and_record_are_for_the_host_only(make, command):
     t = make()
     events = t.export()["events"]

@@ -126,3 +126,31 @@ def test_a_pm_with_no_command_goes_to_the_host_when_asked(local_game):
     t2.people.pm("zed", "question", "hello?")
     t2.cycle()
     assert "HELP" in t2.people.pms_to("zed")[-1]
+
+
+def test_no_host_command_tells_a_playing_host_a_hidden_side(local_game):
+    """Every host command, sent by a cohost who plays: no answer names a side or a role."""
+    t = local_game(n=7, extra="cohosts: [alice]\n")
+    tag = t.game.tag
+    secret_words = ("spy", "spies", "resistance", "merlin", "assassin", "morgana", "percival")
+
+    def clean(reply):
+        low = reply.lower()
+        return not any(w in low for w in secret_words)
+
+    others = [n for n in t.players if n != "alice"]
+    commands = [f"STATUS {tag}", f"EXTEND {tag} 1h", f"PAUSE {tag}", f"RESUME {tag}"]
+    for c in commands:
+        assert clean(host(t, c, who="alice")), c
+    t.propose()
+    for n in others:
+        assert clean(host(t, f"RECORD {tag} {n} REJECT", who="alice"))
+    host(t, f"CLOSE {tag}", who="alice")
+    if t.state.phase == "mission":
+        for n in t.state.team:
+            if n != "alice":
+                assert clean(host(t, f"RECORD {tag} {n} SABOTAGE", who="alice")), n
+        assert clean(host(t, f"SKIP {tag}", who="alice"))
+    assert clean(host(t, f"DISQUALIFY {tag} {others[0]}", who="alice"))
+    assert clean(host(t, f"REPLACE {tag} {others[1]} WITH newbie", who="alice"))
+    assert clean(host(t, f"STATUS {tag}", who="alice"))

@@ -549,9 +549,13 @@ def _missed_notice(state: GameState, e, tag: str) -> list[Message]:
     for name in e.data.get("defaulted", []):
         seat = state.seat(name)
         if seat is not None and seat.missed == after and not seat.disqualified:
+            taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
+            reserves = [r for r in state.config.reserves if r.casefold() not in taken]
+            offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
             out.append(Message(f"missed:{name}", f"{tag}: {name} has missed {after} in a row. Nothing "
                                f"happens to them for it; if they are gone, PM me "
-                               f"`REPLACE {tag} {name} WITH newname` or `DISQUALIFY {tag} {name}`.",
+                               f"`REPLACE {tag} {name} WITH {reserves[0] if reserves else 'newname'}` "
+                               f"or `DISQUALIFY {tag} {name}`.{offer}",
                                to=state.config.host, subject=f"{tag}: {name} is missing"))
     return out
 
