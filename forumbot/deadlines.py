@@ -31,6 +31,14 @@ def parse_duration(text: str | int | None) -> int | None:
     return int(m.group(1)) * _UNITS[m.group(2).lower()]
 
 
+def extension(text: str) -> int | None:
+    """A host's EXTEND argument in seconds, or None if it is not a positive duration."""
+    try:
+        return parse_duration(text or "x")
+    except ValueError:
+        return None
+
+
 def format_duration(seconds: int | None) -> str:
     if seconds is None:
         return "none"

@@ -415,10 +415,7 @@ class Moderator:
                 return
             command = HostPause(at=at, author=row.author, until=until)
         elif verb == "extend":
-            try:
-                seconds = deadlines.parse_duration(rest or "x")
-            except ValueError:
-                seconds = None
+            seconds = deadlines.extension(rest)
             if not seconds:
                 self._reply(row, game, f"EXTEND needs a duration. The right form: `EXTEND {tag} 6h`", i)
                 return

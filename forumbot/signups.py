@@ -155,10 +155,7 @@ class Signups:
         if game.status != "signup":
             return self.mod._host_command_on(game, verb, rest, row, i, at)
         if verb == "extend":
-            try:
-                seconds = deadlines.parse_duration(rest or "x")
-            except ValueError:
-                seconds = None
+            seconds = deadlines.extension(rest)
             if not seconds:
                 self.mod._reply(row, game, f"EXTEND needs a duration. The right form: `EXTEND {tag} 1d`", i)
                 return
