@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -59,7 +60,8 @@ class RedditForum:
     def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None,
                  read_attempts: int = 3, backoff: float = 1.0, max_wait: float = 60.0):
         self.reddit = reddit
-        self.gaps = 0  # how often a thread's own listing had to fill a gap
+        self.gaps = 0  # how often the listing did not reach back to the last comment seen
+        self.gap_threads = 0  # game threads read in full to fill those gaps
         single_shot_posts(reddit)
         # Reads that fail for a moment (5xx, a dropped connection, 429) are tried again,
         # with exponential backoff and jitter, or as long as Retry-After says (capped).
@@ -88,7 +90,7 @@ class RedditForum:
     # --- reading ---------------------------------------------------------------------
 
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
-        new_cursor = dict(cursor)
+        new_cursor: dict = {}  # only what changed: the store keeps the rest
         out: list[Inbound] = []
         by_sub: dict[str, set[str]] = {}
         for t in threads:
@@ -97,12 +99,12 @@ class RedditForum:
         for sub, links in sorted(by_sub.items()):
             seen = cursor.get(f"sub:{sub}")
             try:
-                newest, batch, gap = self._retrying(self._listing, sub, links, seen)
-                if gap:  # more new comments than the listing reaches: read each game thread
-                    self.gaps += 1
-                    batch = [c for link in sorted(links)
-                             for c in self._retrying(self._thread_comments, sub, link, seen["t"])]
-                    batch.sort(key=lambda c: c.created, reverse=True)
+                newest, batch, gap, counted = self._retrying(self._listing, sub, links, seen)
+                known = {link: cursor.get(f"n:{link}", 0) + counted.get(link, 0) for link in links}
+                for link, n in counted.items():
+                    new_cursor[f"n:{link}"] = known[link]
+                if gap:  # more new comments than the listing reaches: fill the gap
+                    batch = self._fill_gap(sub, links, seen, known, batch, new_cursor)
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"listing r/{sub}: {e}") from e
             if newest is not None:
@@ -115,26 +117,54 @@ class RedditForum:
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor)
 
+    def _fill_gap(self, sub, links, seen, known, batch, new_cursor) -> list[Inbound]:
+        """The listing did not reach back to the last comment seen. Each game thread's
+        comment count (info(), 100 threads a request) shows which threads had more comments
+        than the bot saw; only those are read in full."""
+        self.gaps += 1
+        counts = self._retrying(self._num_comments, sorted(links))
+        stale = [link for link in sorted(links) if counts.get(link, 0) > known[link]]
+        have = {c.id for c in batch}
+        for link in stale:
+            for c in self._retrying(self._thread_comments, sub, link, seen["t"]):
+                if c.id not in have:
+                    have.add(c.id)
+                    batch.append(c)
+            new_cursor[f"n:{link}"] = counts[link]
+        self.gap_threads += len(stale)
+        return sorted(batch, key=lambda c: c.created, reverse=True)
+
+    def _num_comments(self, links: list[str]) -> dict[str, int]:
+        out = {}
+        for i in range(0, len(links), PAGE):
+            for s in self.reddit.info(fullnames=links[i:i + PAGE]):
+                out[s.name] = int(s.num_comments or 0)
+        return out
+
     def _listing(self, sub: str, links: set[str], seen: dict | None):
-        """New comments of the game threads in one subreddit, newest first, back to `seen`."""
+        """New comments of the game threads in one subreddit, newest first, back to `seen`;
+        and how many comments (anyone's) each game thread got among them."""
         newest = seen
         batch = []
+        counted: Counter = Counter()
         reached = seen is None
         read = 0
         for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
             read += 1
-            if newest is None or c.created_utc > newest["t"]:
-                newest = {"t": c.created_utc, "id": c.id}
+            if read == 1 and (seen is None or c.created_utc >= seen["t"]):
+                newest = {"t": c.created_utc, "id": c.id}  # the listing is newest first
             if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
                 reached = True
                 break
-            if c.link_id in links and str(c.author).lower() != self.bot_name.lower():
-                batch.append(self._comment(c, sub))
+            if c.link_id in links:
+                counted[c.link_id] += 1
+                if str(c.author).lower() != self.bot_name.lower():
+                    batch.append(self._comment(c, sub))
         # A gap: the listing ran out (Reddit keeps about 1,000) before the last comment seen.
         gap = not reached and read >= PAGE * MAX_PAGES
         if newest is None:  # an empty subreddit: from now on, every comment is new
             newest = {"t": 0, "id": ""}
-        return newest, batch, gap
+        return newest, batch, gap, counted
 
     def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:
         """A game thread's own comments since `since` (the fallback after a gap)."""

@@ -130,6 +130,9 @@ class FakeReddit:
         out += [m["body"] for m in self.messages if m["author"] == self.bot]
         return out
 
+    def _count(self, link: str) -> int:
+        return sum(1 for c in self.comments if c["link_id"] == link)
+
     def after_mutation(self) -> None:
         """Count a write that landed; the crash sweep kills the bot right after the k-th."""
         with self.lock:
@@ -274,7 +277,8 @@ class FakeReddit:
                                                            "after": None, "before": None}}]
             if path == "/api/info":
                 names = q.get("id", "").split(",")
-                things = [{"kind": "t3", "data": s} for s in self.submissions.values() if s["name"] in names]
+                things = [{"kind": "t3", "data": dict(s, num_comments=self._count(s["name"]))}
+                          for s in self.submissions.values() if s["name"] in names]
                 things += [{"kind": "t1", "data": c} for c in self.comments if c["name"] in names]
                 return 200, {"kind": "Listing", "data": {"children": things, "after": None, "before": None}}
             return 404, {"message": "Not Found", "error": 404}

@@ -134,5 +134,12 @@ def test_a_gap_in_the_listing_is_filled_from_the_thread(reddit_table, fake_reddi
         fake_reddit.comment("chatty", other["id"], f"comment {i}")
     monkeypatch.setattr(reddit, "MAX_PAGES", 1)  # the listing reaches back 100 comments only
     t.cycle()
-    assert t.forum.gaps == 1
+    assert t.forum.gaps == 1 and t.forum.gap_threads == 1  # the game thread had a comment missed
     assert t.state.phase == "team_vote"
+    t.cycle()  # (the bot's own answer in the game thread is seen and counted)
+    for i in range(150):  # a gap again, but no game thread missed anything: no thread is read
+        fake_reddit.comment("chatty", other["id"], f"more {i}")
+    n = len(fake_reddit.requests)
+    t.cycle()
+    assert t.forum.gaps == 2 and t.forum.gap_threads == 1
+    assert not any(p.startswith("/comments/") for _, p in fake_reddit.requests[n:])
