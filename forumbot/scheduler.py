@@ -13,6 +13,9 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 log = logging.getLogger("forumbot")
 
 GRACE = 300  # a tick that runs late still runs (APScheduler's default grace is 1 second)
+BUSY = 500  # new messages in one cycle above which the bot reads again at once: Reddit's
+#            subreddit listing shows only the newest ~1,000 comments, so a busy subreddit is
+#            read more often rather than left to overflow it
 
 
 def run_forever(moderator, poll_interval: int) -> None:
@@ -26,6 +29,7 @@ def run_forever(moderator, poll_interval: int) -> None:
             report = moderator.cycle()
             log.info("cycle: fetched %s, handled %s, posted %s, deadlines %s", report.fetched,
                      report.handled, report.posted, report.deadlines)
+            plan_again(sched, report, tick)
         except Exception:
             log.exception("cycle failed; the next tick tries again")
         plan_deadline(sched, moderator, tick)
@@ -38,6 +42,15 @@ def run_forever(moderator, poll_interval: int) -> None:
         sched.start()
     except (KeyboardInterrupt, SystemExit):
         log.info("stopped")
+
+
+def plan_again(sched, report, tick) -> bool:
+    """After a busy cycle, another one right away instead of at the next poll."""
+    if report.fetched < BUSY:
+        return False
+    sched.add_job(tick, "date", run_date=datetime.now(timezone.utc) + timedelta(seconds=1),
+                  id="again", replace_existing=True)
+    return True
 
 
 def plan_deadline(sched, moderator, tick) -> None:

@@ -41,3 +41,21 @@ def test_run_forever_polls_and_fires_deadlines(db, monkeypatch):
     assert state.leader != "alice"
     assert len(cycles) >= 2
     assert mod.next_deadline() > datetime.now(timezone.utc) - timedelta(seconds=5)
+
+
+def test_a_busy_cycle_is_followed_by_another_at_once():
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from forumbot.moderator import CycleReport
+    from forumbot.scheduler import BUSY, plan_again
+
+    sched = BackgroundScheduler(timezone="UTC")
+    sched.start(paused=True)  # running, as in `run`, but nothing fires
+    assert not plan_again(sched, CycleReport(fetched=BUSY - 1), lambda: None)
+    assert sched.get_job("again") is None
+    assert plan_again(sched, CycleReport(fetched=BUSY), lambda: None)
+    job = sched.get_job("again")
+    assert job is not None
+    assert plan_again(sched, CycleReport(fetched=BUSY * 2), lambda: None)  # still one job
+    assert len([j for j in sched.get_jobs() if j.id == "again"]) == 1
+    sched.shutdown(wait=False)
