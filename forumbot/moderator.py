@@ -183,9 +183,7 @@ class Moderator:
             return
         if all(c.verb == "help" for c in commands):
             tags = game_tags(row.subject, row.body)
-            games = [g for g in self._running_games() if (self._seat_name(g, row.author)
-                     or self._watches(g, row.author) or g.game_config().is_host(row.author))
-                     and (not tags or g.id in tags)]
+            games = [g for g in self._games_of(row.author) if not tags or g.id in tags]
             if len(games) != 1:  # HELP about no game of theirs, or several: the general words
                 self._reply(row, None, help_for(None, None, row.author, None), 0)
                 return
@@ -200,9 +198,8 @@ class Moderator:
     def _no_command(self, row: Inbound) -> None:
         """A PM with no command: a pointer to HELP, and with `forward_pms`, on to the host."""
         tags = game_tags(row.subject, row.body)
-        games = [g for g in self._running_games()
-                 if (self._seat_name(g, row.author) or self._watches(g, row.author))
-                 and g.game_config().forward_pms and (not tags or g.id in tags)]
+        games = [g for g in self._games_of(row.author, hosts=False)
+                 if g.game_config().forward_pms and (not tags or g.id in tags)]
         if len(games) == 1:
             g = games[0]
             out = Outgoing(key=f"fwd:{self.forum.name}:{row.ext_id}", kind="pm", to=g.host,
@@ -227,8 +224,7 @@ class Moderator:
             self._player_command(game, row, parsed, "thread", at, i)
 
     def _game_for_pm(self, row: Inbound, i: int) -> Game | None:
-        mine = [g for g in self._running_games() if self._seat_name(g, row.author) or
-                g.game_config().is_host(row.author) or self._watches(g, row.author)]
+        mine = self._games_of(row.author)
         tags = game_tags(row.subject, row.body)
         if tags:
             hits = [g for g in mine if g.id in tags]
@@ -256,6 +252,11 @@ class Moderator:
             self._reply(row, None, f"You are in several games ({tags_}). Put the game's tag in "
                         "the subject or the message, like `G12 APPROVE`. Nothing was changed.", i)
         return None
+
+    def _games_of(self, user: str, hosts: bool = True) -> list[Game]:
+        """The running games `user` plays in, watches, or (with `hosts`) hosts."""
+        return [g for g in self._running_games() if self._seat_name(g, user) or self._watches(g, user)
+                or (hosts and g.game_config().is_host(user))]
 
     def _running_games(self) -> list[Game]:
         return list(Game.select().where((Game.status == "running") & (Game.forum == self.forum.name)))

@@ -7,6 +7,7 @@ in the `Signup` table, and the game's status is `signup`.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -14,6 +15,7 @@ from . import deadlines, store
 from .parsing import Parsed
 from .render import Message
 from .render.markup import markup_for
+from .render.posts import block_separator
 from .rules import start
 from .status import relative
 from .store import Game, Inbound, Signup
@@ -66,7 +68,7 @@ class Signups:
                               if cfg.deadlines.signup is not None else None)
         game.save()
         m = markup_for(self.mod.forum.markup.value)
-        body = signup_block(game, m, at) + block_sep(m) + announcement(game, m)
+        body = signup_block(game, m, at) + block_separator(m) + announcement(game, m)
         self.mod._enqueue_message(game, Message("opening", body, opening=True,
                                                 title=f"{cfg.title} ({game.tag})", priority=0),
                                   f"{game.tag}:0:opening")
@@ -141,7 +143,7 @@ class Signups:
 
     def begin(self, game: Game, at: datetime) -> None:
         cfg = replace(game.game_config(), players=tuple(joined(game)))
-        game.config = store_json(cfg.to_json())
+        game.config = json.dumps(cfg.to_json())
         game.status = "running"
         if cfg.signup_thread:  # the game gets its own thread (a new one, or `thread:`)
             game.thread = self.mod.forum.thread_id(cfg.thread) if cfg.thread != "new" else None
@@ -190,12 +192,3 @@ class Signups:
             return
         self.mod._reply(row, game, f"{tag}: {verb.upper()} done.", i)
 
-
-def block_sep(m) -> str:
-    from .render.posts import block_separator
-    return block_separator(m)
-
-
-def store_json(obj) -> str:
-    import json
-    return json.dumps(obj)

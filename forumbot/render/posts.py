@@ -521,12 +521,17 @@ def _reminder(state, e, tag, m, name) -> str:
 
 def _host_disqualified(state, e, tag, m) -> str:
     d = e.data
-    taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
-    reserves = [r for r in state.config.reserves if r.casefold() not in taken]
+    reserves = free_reserves(state)
     command = m.code(f"REPLACE {tag} {d['player']} WITH {reserves[0] if reserves else 'newname'}")
     offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
     return (f"{d['player']} was disqualified in {tag} ({d['reason']}). To put someone in the "
             f"slot, PM me: {command}{offer}")
+
+
+def free_reserves(state: GameState) -> list[str]:
+    """The host's reserves who neither play nor played in this game."""
+    taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
+    return [r for r in state.config.reserves if r.casefold() not in taken]
 
 
 def _host_plays(state: GameState) -> bool:
@@ -549,8 +554,7 @@ def _missed_notice(state: GameState, e, tag: str) -> list[Message]:
     for name in e.data.get("defaulted", []):
         seat = state.seat(name)
         if seat is not None and seat.missed == after and not seat.disqualified:
-            taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
-            reserves = [r for r in state.config.reserves if r.casefold() not in taken]
+            reserves = free_reserves(state)
             offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
             out.append(Message(f"missed:{name}", f"{tag}: {name} has missed {after} in a row. Nothing "
                                f"happens to them for it; if they are gone, PM me "
