@@ -42,6 +42,8 @@ class Outgoing:
     title: str = ""  # thread: its title
     where: str | None = None  # thread: the subreddit or category
     reply_to: str | None = None  # comment: the comment it answers
+    token: str = ""  # an unforgeable mark of `key` (keyed with the database's secret) for the
+    #                  invisible marker; adapters fall back to the key itself where it is empty
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class Posted:
 class Fetched:
     inbound: list[Inbound] = field(default_factory=list)
     cursor: dict = field(default_factory=dict)  # the adapter's own bookmarks, kept by the store
+    # Threads whose read failed this time (thread id -> why). Their comments may be missing,
+    # so their games' deadlines wait; everything else was read up to the fetch's start.
+    failed: dict[str, str] = field(default_factory=dict)
 
 
 class ForumError(Exception):

@@ -50,8 +50,20 @@ def _read_wait(backoff: float, max_wait: float):
     return wait
 
 
-def marker(key: str) -> str:
-    return "[](#fb-" + hashlib.sha256(key.encode()).hexdigest()[:16] + ")"
+def marker(out: Outgoing | str) -> str:
+    """The invisible mark of an outbox item: its token, keyed with the database's secret, so
+    that no player can plant it and a new database never adopts an old one's posts."""
+    if isinstance(out, str):  # a bare key (tests, tools): unkeyed
+        return "[](#fb-" + hashlib.sha256(out.encode()).hexdigest()[:16] + ")"
+    return "[](#fb-" + (out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]) + ")"
+
+
+_PLANTED = re.compile(r"\[[^\]\n]*\]\(\s*#fb-[^)\n]*\)")
+
+
+def _unmarked(body: str) -> str:
+    """A body with any marker-shaped link taken out: only the adapter writes markers."""
+    return _PLANTED.sub("", body)
 
 
 class RedditForum:
@@ -96,17 +108,24 @@ class RedditForum:
         for t in threads:
             sub, _, sid = t.partition(":")
             by_sub.setdefault(sub, set()).add(f"t3_{sid}")
+        failed: dict[str, str] = {}
         for sub, links in sorted(by_sub.items()):
             seen = cursor.get(f"sub:{sub}")
             try:
                 newest, batch, gap, counted = self._retrying(self._listing, sub, links, seen)
                 known = {link: cursor.get(f"n:{link}", 0) + counted.get(link, 0) for link in links}
-                for link, n in counted.items():
-                    new_cursor[f"n:{link}"] = known[link]
                 if gap:  # more new comments than the listing reaches: fill the gap
                     batch = self._fill_gap(sub, links, seen, known, batch, new_cursor)
+                for link in counted:
+                    new_cursor.setdefault(f"n:{link}", known[link])
             except prawcore.PrawcoreException as e:
-                raise TransientError(f"listing r/{sub}: {e}") from e
+                # One subreddit that cannot be read (down, private, banned) stops only its
+                # own games: their deadlines wait; every other subreddit and the inbox go on.
+                for link in links:
+                    failed[f"{sub}:{link.removeprefix('t3_')}"] = f"r/{sub}: {e}"
+                for key in [k for k in new_cursor if k.removeprefix("n:") in links]:
+                    del new_cursor[key]
+                continue
             if newest is not None:
                 new_cursor[f"sub:{sub}"] = newest
             out.extend(reversed(batch))
@@ -115,7 +134,7 @@ class RedditForum:
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
-        return Fetched(out, new_cursor)
+        return Fetched(out, new_cursor, failed)
 
     def _fill_gap(self, sub, links, seen, known, batch, new_cursor) -> list[Inbound]:
         """The listing did not reach back to the last comment seen. Each game thread's
@@ -203,13 +222,13 @@ class RedditForum:
     # --- writing ---------------------------------------------------------------------
 
     def post(self, out: Outgoing) -> Posted:
-        body = f"{out.body}\n\n{marker(out.key)}"
+        body = f"{_unmarked(out.body)}\n\n{marker(out)}"
         try:
             if out.kind == "edit":  # the opening post (a submission, or a comment in an existing thread)
-                if ":" in out.thread:
-                    self.reddit.submission(out.thread.partition(":")[2]).edit(out.body)
+                if ":" in out.thread:  # it keeps its marker: `out` carries the post's own key
+                    self.reddit.submission(out.thread.partition(":")[2]).edit(body)
                 else:
-                    self.reddit.comment(out.thread).edit(out.body)
+                    self.reddit.comment(out.thread).edit(body)
                 return Posted(out.thread)
             if out.kind == "thread":
                 sub = out.where or self.default_subreddit
@@ -225,7 +244,7 @@ class RedditForum:
                 return Posted(c.id)
             if out.kind == "pm":
                 self.reddit.redditor(out.to).message(subject=out.subject[:100] or "forumbot", message=body)
-                return Posted("pm:" + marker(out.key)[6:-1])
+                return Posted("pm:" + marker(out)[6:-1])
         except RedditAPIException as e:
             raise _api_error(e) from e
         except prawcore.TooManyRequests as e:
@@ -239,7 +258,7 @@ class RedditForum:
         raise PermanentError(f"unknown outbox kind {out.kind}")
 
     def find_posted(self, out: Outgoing) -> Posted | None:
-        mark = marker(out.key)
+        mark = marker(out)
         me = self.reddit.redditor(self.bot_name)
         try:
             if out.kind == "thread":

@@ -24,13 +24,18 @@ def main(argv: list[str] | None = None) -> int:
     exp.add_argument("--settings")
     chk = sub.add_parser("check-config", help="validate a config message")
     chk.add_argument("file")
+    chk.add_argument("--settings", help="the bot's settings: its account may not be named in the config")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     return {"run": _run, "demo": _demo, "export": _export, "check-config": _check}[args.command](args)
 
 
-def _settings_and_store(args):
-    """Load the settings and open the database; None (after saying why) if they are bad."""
+def _settings_and_store(args, hold=None):
+    """Load the settings and open the database; None (after saying why) if they are bad or
+    the database cannot be opened. With `hold` (a contextlib.ExitStack), first take the bot
+    lock (one bot per database) and keep it on `hold`; raises botlock.BotLockHeld if another
+    bot has it."""
+    from .botlock import BotLockHeld, acquire
     from .settings import SettingsError, load_settings
 
     try:
@@ -38,27 +43,45 @@ def _settings_and_store(args):
     except SettingsError as e:
         print(f"settings: {e}", file=sys.stderr)
         return None
-    store.connect(settings.database_url)
+    try:
+        if hold is not None:
+            hold.enter_context(acquire(settings.database_url))
+        store.connect(settings.database_url)
+    except BotLockHeld:
+        raise
+    except Exception as e:  # unreachable, a bad URL, a missing directory: one line
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        print(f"database: {why}", file=sys.stderr)
+        return None
     return settings
 
 
 def _run(args) -> int:
+    from contextlib import ExitStack
+
+    from .botlock import BotLockHeld
     from .moderator import Moderator
     from .scheduler import run_forever
     from .settings import make_forum
 
-    settings = _settings_and_store(args)
-    if settings is None:
-        return 2
-    mod = Moderator(make_forum(settings), hosts=settings.hosts,
-                    writes_per_minute=settings.writes_per_minute)
-    if args.once:
-        report = mod.cycle()
-        print(f"fetched {report.fetched}, handled {report.handled}, posted {report.posted}, "
-              f"deadlines {report.deadlines}")
+    with ExitStack() as hold:  # the bot lock, held until the bot is done
+        try:
+            settings = _settings_and_store(args, hold=hold)
+        except BotLockHeld as e:
+            print(f"run: {e}", file=sys.stderr)
+            return 3
+        if settings is None:
+            return 2
+        mod = Moderator(make_forum(settings), hosts=settings.hosts,
+                        writes_per_minute=settings.writes_per_minute,
+                        outage_grace=settings.outage_grace, poll_interval=settings.poll_interval)
+        if args.once:
+            report = mod.cycle()
+            print(f"fetched {report.fetched}, handled {report.handled}, posted {report.posted}, "
+                  f"deadlines {report.deadlines}")
+            return 0
+        run_forever(mod, settings.poll_interval)
         return 0
-    run_forever(mod, settings.poll_interval)
-    return 0
 
 
 def _demo(args) -> int:
@@ -98,13 +121,23 @@ def _export(args) -> int:
 
 def _check(args) -> int:
     from .parsing import parse_config
+    from .settings import SettingsError, load_settings
 
+    try:  # the bot's own account (the default `forumbot` with no settings file)
+        bot_name = load_settings(args.settings).bot_name
+    except SettingsError as e:
+        print(f"settings: {e}", file=sys.stderr)
+        return 2
     try:
-        text = open(args.file, encoding="utf-8").read()
+        with open(args.file, encoding="utf-8-sig") as f:
+            text = f.read()
     except OSError as e:
         print(f"check-config: {e}", file=sys.stderr)
         return 2
-    cfg, problems = parse_config(text, host="(host)")
+    except UnicodeDecodeError:
+        print(f"check-config: {args.file} is not UTF-8 text", file=sys.stderr)
+        return 2
+    cfg, problems = parse_config(text, host="(host)", bot_name=bot_name)
     if problems:
         print(f"{args.file}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:")
         for p in problems:

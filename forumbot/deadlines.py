@@ -112,11 +112,16 @@ def stamp(at: datetime, config=None) -> str:
 
 
 def remind_at(state: GameState) -> datetime | None:
-    """When the players who still have to act are reminded, once per deadline."""
+    """When the players who still have to act are reminded, once per deadline: `remind_before`
+    the deadline; when the phase is no longer than that, at half the phase's length (never
+    at the moment it opened)."""
     when, before = due(state), state.config.deadlines.remind_before
     if when is None or not before or state.reminded == state.phase_id or not state.waiting_for():
         return None
-    return max(when - timedelta(seconds=before), state.phase_opened_at)
+    opened = state.phase_opened_at
+    if when - opened <= timedelta(seconds=before):
+        return opened + timedelta(seconds=(when - opened).total_seconds() // 2)
+    return when - timedelta(seconds=before)
 
 
 def reminder(state: GameState, now: datetime) -> Remind | None:

@@ -50,7 +50,9 @@ def _unwrap(text: str) -> str:
     return text
 
 
-def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]]:
+def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[GameConfig | None, list[Problem]]:
+    """`bot_name`: the bot's own account, which may be no player, cohost, spectator, reserve
+    or alias (the bot never reads its own words as commands)."""
     problems: list[Problem] = []
     try:
         doc = yaml.safe_load(_unwrap(text or ""))
@@ -158,6 +160,8 @@ def parse_config(text: str, host: str) -> tuple[GameConfig | None, list[Problem]
     if preset is not None:
         _preset_options(doc, preset, names, kw, bad)
     _host_options(doc, names, host, kw, bad)
+    if bot_name and bot_name.strip():
+        _not_the_bot(bot_name.strip(), names, kw, bad)
 
     base = preset or PRESETS["resistance"]
     kw["deadlines"] = _deadlines(doc.get("deadlines"), default_deadlines(base), bad)
@@ -219,6 +223,12 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
                 clash = [p for p in people if p.casefold() in players]
                 if clash:
                     bad(key, f"{', '.join(clash)} also play{'s' if len(clash) == 1 else ''}")
+            if key == "reserves":  # a reserve may take a seat; a spectator has seen every role
+                watching = {w.casefold() for w in kw.get("spectators", ())}
+                clash = [p for p in people if p.casefold() in watching]
+                if clash:
+                    bad(key, f"{', '.join(clash)} {'is a spectator' if len(clash) == 1 else 'are spectators'}: "
+                             "spectators have seen every role and cannot take a seat")
             kw[key] = people
     if "forward_pms" in doc:
         if not isinstance(doc["forward_pms"], bool):
@@ -232,6 +242,21 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
             bad("signup_thread", "must be an existing thread's URL or id")
         else:
             kw["signup_thread"] = str(doc["signup_thread"]).strip()
+
+
+_THE_BOT = {"players": "the bot cannot play", "cohosts": "the bot cannot co-host",
+            "spectators": "the bot cannot be a spectator", "reserves": "the bot cannot be a reserve"}
+
+
+def _not_the_bot(bot_name: str, names: list[str], kw: dict, bad) -> None:
+    """The bot's own account named in the config: it never reads its own words as commands."""
+    me = re.sub(r"^(?:/?u/|@)", "", bot_name).casefold()
+    for key, why in _THE_BOT.items():
+        people = names if key == "players" else kw.get(key, ())
+        if any(p.casefold() == me for p in people):
+            bad(key, f"{bot_name} is the bot's own account: {why}")
+    if any(str(a).casefold() == me for a in kw.get("aliases", {})):
+        bad("aliases", f"{bot_name} is the bot's own account: it cannot be an alias")
 
 
 def _signup_limits(doc: dict, preset, signup: bool, kw: dict, bad) -> None:

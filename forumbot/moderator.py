@@ -7,6 +7,7 @@ it is posted, so that after a crash the forum is searched for it before posting 
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -18,12 +19,14 @@ from adapters.base import (Forum, ForumError, Inbound as ForumInbound, Outgoing,
                            PermanentError, TransientError, UncertainError)
 
 from . import deadlines, store
+from .horizon import Horizon
 from .parsing import NameProblem, Parsed, clean_name, game_tags, parse_command, parse_comment, parse_config, parse_pm, resolve_name
-from .render import Message, render_events, render_refusal
+from .render import Message, ops, render_events, render_refusal
+from .render.ops import defuse
 from .rules import MissionOrder, Propose, Refusal, TeamVote, apply, replay, start
 from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose, HostDisqualify,
                              HostExtend, HostPause, HostRecord, HostReplace, HostResume, HostSkip, LadyTarget, PassCard, PlayCard,
-                             ProxyVote, TakeCard)
+                             Expire, Postpone, ProxyVote, Remind, TakeCard)
 from .render.markup import markup_for
 from .render.posts import block_separator, with_block
 from .budget import WriteBudget, backoff
@@ -31,11 +34,12 @@ from .signups import Signups
 from .help import help_for
 from .status import host_status, status_block
 from .rules.state import FINISHED, GameState
-from .store import Game, Inbound, Outbox, db
+from .store import Cursor, Game, Inbound, Outbox, db
 
 log = logging.getLogger("forumbot")
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
+SIDED = {"order", "assassinate"}  # whether these are taken depends on a hidden side or role
 HOST_COMMANDS = {"signups": None, "close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
                  "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
                  "skip": HostSkip, "record": HostRecord, "status": None}
@@ -45,6 +49,19 @@ REPLY_WINDOW = 600  # seconds
 RECHECK_LIMIT = 100  # comments re-checked for edits in one cycle (one info() request on Reddit)
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
+POINTER_EVERY = 86400  # seconds: a stranger gets at most one pointer to HELP in this time
+MAX_TRIES = 3  # a message that fails this often (not for the database) is set aside
+WAIT_NOTICE = 3600  # seconds a deadline may wait for the forum before the host is told
+OUTAGE_AFTER = 600  # seconds with no cycle (at least; 10 polls) that count as the bot down
+
+
+class Deferred(Exception):
+    """A message comes after a deadline of its game that cannot close yet (the forum was not
+    read up to it, or an earlier message waits): it is put back, to be handled after it."""
+
+    def __init__(self, game: int):
+        super().__init__(f"G{game}: a deadline before this message waits")
+        self.game = game
 
 
 def utcnow() -> datetime:
@@ -62,9 +79,17 @@ class CycleReport:
 
 class Moderator:
     def __init__(self, forum: Forum, clock: Callable[[], datetime] = utcnow,
-                 hosts: set[str] | None = None, writes_per_minute: int | None = None):
+                 hosts: set[str] | None = None, writes_per_minute: int | None = None,
+                 outage_grace: int | None = None, poll_interval: int = 30):
         self.forum = forum
         self.clock = clock
+        # `run` passes `[bot] outage_grace` (1h by default). None (tests, the demo, whose
+        # clocks jump while the bot is taken to be running): no outage is ever detected.
+        self.outage_grace = outage_grace
+        self.outage_after = max(OUTAGE_AFTER, 10 * poll_interval)
+        self.horizon = Horizon(forum.name)
+        self._opened: set[tuple[int, int]] = set()  # (game, phase) opened in this cycle
+        self._dirty: set[int] = set()  # games whose cached state the open transaction changed
         self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
         self.hosts = {h.casefold() for h in hosts} if hosts else set()
         self._states: dict[int, GameState] = {}
@@ -75,30 +100,49 @@ class Moderator:
 
     def cycle(self) -> CycleReport:
         report = CycleReport()
+        self._opened = set()
         try:
-            report.fetched = self.fetch()
-        except ForumError as e:  # the forum is down: still post what waits, keep deadlines
-            log.warning("fetch failed: %s", e)
-            report.errors.append(f"fetch: {e}")
-        report.handled = self.process_inbox()
-        try:
-            self.notice_edits()
-        except ForumError as e:
-            report.errors.append(f"recheck: {e}")
-        report.posted += self.flush()
-        report.deadlines = self.fire_deadlines(self.clock())
-        report.posted += self.flush()
+            try:
+                report.fetched = self.fetch()
+            except ForumError as e:  # the forum is down: still post what waits; deadlines wait
+                log.error("fetch failed: %s", e)
+                report.errors.append(f"fetch: {e}")
+                self.horizon.fetch_failed(str(e))
+            self.catch_up(self.clock())
+            report.handled = self.process_inbox()
+            try:
+                self.notice_edits()
+            except ForumError as e:
+                report.errors.append(f"recheck: {e}")
+            report.posted += self.flush()
+            report.deadlines = self.fire_deadlines(self.clock())
+            report.posted += self.flush()
+            store.set_cursor(f"{self.forum.name}#bot", {"alive": self.clock().isoformat()})
+        except Exception as e:
+            if not store.is_db_trouble(e):
+                raise
+            # A lock, a full disk, a lost connection: nothing is lost (every message stays
+            # `new`, every post stays in the outbox); the next cycle tries again.
+            log.error("database: %s (the next cycle tries again)", e)
+            report.errors.append(f"database: {e}")
+            self._states.clear()
+            self.horizon.forget()
+            store.recover()
         return report
 
     def fetch(self) -> int:
-        threads = [g.thread for g in Game.select(Game.thread).where(
-            Game.status.in_(("running", "signup")) & Game.thread.is_null(False) & (Game.forum == self.forum.name))]
+        threads = sorted({g.thread for g in Game.select(Game.thread).where(
+            Game.status.in_(("running", "signup")) & Game.thread.is_null(False) & (Game.forum == self.forum.name))})
+        started = self.clock()
         fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
+        for thread, why in fetched.failed.items():
+            log.error("reading %s failed: %s (its deadlines wait)", thread, why)
         with db.atomic():
             for m in fetched.inbound:
                 if m.kind in ("comment", "pm"):
                     self._store_inbound(m)
             store.set_cursor(self.forum.name, fetched.cursor)
+            self.horizon.read(started, threads, fetched.failed)
         pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
@@ -142,21 +186,73 @@ class Moderator:
         return noticed
 
     def process_inbox(self) -> int:
+        """Every new message, oldest first, each in its own transaction. What is not handled
+        now (a flood's excess, a database error, a message after a deadline that must wait)
+        stays `new` and holds back the deadlines it could concern."""
         count = 0
-        pending = (Inbound.select().where((Inbound.state == "new") & (Inbound.forum == self.forum.name))
-                   .order_by(Inbound.created, Inbound.id))
-        for row in fair_share(list(pending), PER_AUTHOR_PER_CYCLE):
+        self.horizon.reset_hold()
+        pending = list(Inbound.select().where((Inbound.state == "new") & (Inbound.forum == self.forum.name))
+                       .order_by(Inbound.created, Inbound.id))
+        chosen = fair_share(pending, PER_AUTHOR_PER_CYCLE)
+        taken = {r.id for r in chosen}
+        for r in pending:
+            if r.id not in taken:  # its sender's turn comes in a later cycle
+                self.horizon.hold(None, store.aware(r.created))
+                break
+        for row in chosen:
+            self._dirty = set()
             try:
                 with db.atomic():
                     self._handle(row)
                     row.state = "done"
                     row.save()
-            except Exception as e:  # a bug must not stop every other game
-                log.exception("inbound %s failed", row.ext_id)
-                self._states.clear()
-                Inbound.update(state="error", note=repr(e)[:500]).where(Inbound.id == row.id).execute()
+            except Deferred as d:
+                self._forget_dirty()
+                self.horizon.hold(d.game, store.aware(row.created))
+                continue
+            except Exception as e:
+                self._forget_dirty()
+                if store.is_db_trouble(e):  # not the message's fault: it stays new
+                    log.error("database: %s; message %s waits for the next cycle", e, row.ext_id)
+                    store.recover()
+                    self.horizon.hold(None, store.aware(row.created))
+                    break  # the later ones wait behind it
+                self._failed(row, e)  # a bug must not stop every other game
             count += 1
         return count
+
+    def _forget_dirty(self) -> None:
+        """The transaction was rolled back: the cached states it changed are stale."""
+        for g in self._dirty:
+            self._states.pop(g, None)
+        self._dirty = set()
+
+    def _failed(self, row: Inbound, e: Exception) -> None:
+        """A message whose handling raised: tried again next cycle, and after MAX_TRIES set
+        aside, with the host of its game told (a message that is never handled must not
+        hold every deadline for ever)."""
+        log.exception("inbound %s failed", row.ext_id)
+        tries = (row.tries or 0) + 1
+        if tries < MAX_TRIES:
+            Inbound.update(tries=tries, note=repr(e)[:500]).where(Inbound.id == row.id).execute()
+            self.horizon.hold(None, store.aware(row.created))
+            return
+        Inbound.update(state="error", tries=tries, note=repr(e)[:500]).where(Inbound.id == row.id).execute()
+        for game in self._games_for_failure(row):
+            out = Outgoing(key=f"{game.tag}:set-aside:{self.forum.name}:{row.ext_id}", kind="pm",
+                           to=game.host, subject=f"{game.tag}: a message I could not handle",
+                           body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created)))
+            store.enqueue(out, game.id, self.clock(), priority=0)
+
+    def _games_for_failure(self, row: Inbound) -> list[Game]:
+        try:
+            if row.kind == "comment":
+                return [g for g in self._running_games() if g.thread == row.thread]
+            tags = game_tags(row.subject, row.body)
+            return [g for g in self._games_of(row.author) if not tags or g.id in tags]
+        except Exception:  # the same bug may be in the way: then no one can be told
+            log.exception("no game found for the failed message %s", row.ext_id)
+            return []
 
     # --- routing -------------------------------------------------------------------
 
@@ -168,11 +264,12 @@ class Moderator:
             self._new_game(row, at)
             return
         if row.kind == "comment":
-            game = Game.get_or_none((Game.thread == row.thread) & (Game.forum == self.forum.name))
-            if game is None or at < store.aware(game.created_at):
-                return  # not a game thread, or a comment from before the game (an existing thread)
             commands = parse_comment(row.body)
+            game = self._game_for_comment(row, commands, at)
+            if game is None:
+                return
             if game.status == "signup":
+                self._signup_ready(game, at)
                 self.signups.comment(game, row, commands, at)
             else:
                 self._comment_commands(game, row, commands, at)
@@ -195,6 +292,29 @@ class Moderator:
             if game is not None:
                 self._player_command(game, row, parsed, "pm", at, i)
 
+    def _game_for_comment(self, row: Inbound, commands: list[Parsed], at: datetime) -> Game | None:
+        """The game a thread comment is for: the one running in its thread; with several,
+        the one whose tag the comment names (without one it is refused with the
+        candidates). A finished game never takes commands."""
+        here = list(Game.select().where((Game.thread == row.thread) & (Game.forum == self.forum.name)
+                                        & (Game.created_at <= store.naive(at))).order_by(Game.id))
+        if not here:
+            return None  # not a game thread, or a comment from before the game (an existing thread)
+        live = [g for g in here if g.status in ("running", "signup")]
+        if len(live) > 1:
+            tags = game_tags(*(c.text for c in commands)) or game_tags(row.body)
+            hits = [g for g in live if g.id in tags]
+            if len(hits) == 1:
+                return hits[0]
+            if commands:
+                self._reply(row, None, ops.which_game([g.tag for g in live]), 0, private=False)
+            return None
+        if live:
+            return live[0]
+        if any(c.verb not in ("status", "help") for c in commands):
+            self._reply(row, here[-1], f"{here[-1].tag} is over: it takes no commands.", 0)
+        return None
+
     def _no_command(self, row: Inbound) -> None:
         """A PM with no command: a pointer to HELP, and with `forward_pms`, on to the host."""
         tags = game_tags(row.subject, row.body)
@@ -202,16 +322,50 @@ class Moderator:
                  if g.game_config().forward_pms and (not tags or g.id in tags)]
         if len(games) == 1:
             g = games[0]
+            if self._seat_name(g, g.host) is not None and ops.looks_secret(row.body, self.state(g)):
+                # the host plays: a malformed order or a card's name could tell a side
+                self._reply(row, g, ops.not_forwarded(g.tag), 0)
+                return
             out = Outgoing(key=f"fwd:{self.forum.name}:{row.ext_id}", kind="pm", to=g.host,
                            subject=f"{g.tag}: a message from {row.author}",
-                           body=f"{g.tag}: {row.author} wrote to the bot (no command in it):\n\n"
-                                + "\n".join("> " + ln for ln in row.body[:5000].split("\n")))
+                           body=ops.forwarded(g.tag, row.author, row.body))
             store.enqueue(out, g.id, at_or_now(row, self.clock))
             self._reply(row, g, "I found no command in your message, so I passed it on to the "
                         f"host of {g.tag}. PM me HELP for the commands.", 0)
             return
+        if not self._known(row.author):
+            self._pointer(row)
+            return
         self._reply(row, None, "I found no command in your message. PM me HELP for the "
                     "commands, or `new game` as the subject to start a game.", 0)
+
+    def _known(self, user: str) -> bool:
+        """Someone the bot answers whatever they write: a player, host, cohost, spectator
+        or reserve of a running game, or a host on the allow-list."""
+        folded = user.casefold()
+        if folded in self.hosts:
+            return True
+        for g in self._running_games() + self._signup_games():
+            cfg = g.game_config()
+            if cfg.is_host(user) or any(r.casefold() == folded for r in cfg.reserves):
+                return True
+            if g.status == "running" and (self._seat_name(g, user) or self._watches(g, user)):
+                return True
+        return False
+
+    def _pointer(self, row: Inbound) -> None:
+        """A stranger's message with no command: one pointer to HELP a day, no more."""
+        since = store.naive(at_or_now(row, self.clock) - timedelta(seconds=POINTER_EVERY))
+        if self._flooding(row) or Outbox.select().where(
+                Outbox.key.startswith(f"pointer:{self.forum.name}:")
+                & (Outbox.to == row.author) & (Outbox.created_at > since)).exists():
+            return
+        out = Outgoing(key=f"pointer:{self.forum.name}:{row.ext_id}", kind="pm", to=row.author,
+                       subject="re: your message", body=ops.pointer())
+        store.enqueue(out, None, at_or_now(row, self.clock))
+
+    def _signup_games(self) -> list[Game]:
+        return list(Game.select().where((Game.status == "signup") & (Game.forum == self.forum.name)))
 
     @staticmethod
     def _watches(game: Game, user: str) -> bool:
@@ -290,7 +444,7 @@ class Moderator:
 
     def _player_command(self, game: Game, row: Inbound, parsed: Parsed, via: str,
                         at: datetime, i: int) -> None:
-        self._fire_game_deadlines(game, at)
+        self._fire_game_deadlines(game, at, command=True)
         state = self.state(game)
         tag = game.tag
         if parsed.verb == "status":
@@ -389,13 +543,14 @@ class Moderator:
             return
         rest = parsed.extra.strip()
         if game.status == "signup":
+            self._signup_ready(game, at)
             self.signups.host(game, verb, rest, row, i, at)
         else:
             self._host_command_on(game, verb, rest, row, i, at)
 
     def _host_command_on(self, game: Game, verb: str, rest: str, row: Inbound, i: int, at: datetime) -> None:
         tag = game.tag
-        self._fire_game_deadlines(game, at)
+        self._fire_game_deadlines(game, at, command=True)
         state = self.state(game)
         if verb == "signups":
             self._reply(row, game, f"{tag} has started: sign-ups are over.", i)
@@ -439,12 +594,18 @@ class Moderator:
             if inner is None or inner.verb in ("status", "help", "join", "leave") or inner.verb.startswith("host:"):
                 self._reply(row, game, f"RECORD needs a player and what they sent. {form}", i)
                 return
+            plays = self._seat_name(game, row.author) is not None
+            if plays and inner.verb in SIDED:
+                # whether it would be taken depends on a side or a role, and so would the
+                # thread's "the host recorded ...": a host who plays learns nothing from it
+                self._reply(row, game, ops.record_sided(tag), i)
+                return
             built = self._command_for(state, inner, name, "thread" if name == state.public else "pm", at)
             if isinstance(built, str):
                 self._reply(row, game, built, i)
                 return
             command = HostRecord(at=at, author=row.author, inner=built)
-            if self._seat_name(game, row.author):  # a host who plays: a refusal could tell a side
+            if plays:  # a host who plays: a refusal could tell a side
                 result = apply(state, command)
                 if isinstance(result, Refusal):
                     self._reply(row, game, f"{tag}: that could not be recorded for {name} now. "
@@ -461,6 +622,10 @@ class Moderator:
                 self._reply(row, game, f"{name.message} {form}", i)
                 return
             newcomer = clean_name(parts[1])
+            if self._watches(game, newcomer):
+                self._reply(row, game, f"{newcomer} is a spectator of {tag} and has seen every "
+                            "role, so they cannot take a seat. Nothing was changed.", i)
+                return
             command = HostReplace(at=at, author=row.author, target=name, newcomer=newcomer)
         else:
             command = HOST_COMMANDS[verb](at=at, author=row.author)
@@ -479,7 +644,11 @@ class Moderator:
 
     def _commit_events(self, game: Game, events) -> None:
         first = store.append_events(game, events)
+        before = self._states[game.id].phase_id if game.id in self._states else None
         state = self.state(game, refresh_from=events)
+        self._dirty.add(game.id)
+        if state.phase_id != before:
+            self._opened.add((game.id, state.phase_id))
         for msg in render_events(state, events, game.tag, self.forum.markup.value):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
         if (not any(e.type == "game_started" for e in events) or self._block_in_signup_post(game)
@@ -490,7 +659,7 @@ class Moderator:
         due = deadlines.next_wakeup(state)
         game.next_deadline = store.naive(due) if due else None
         if state.phase == FINISHED:
-            game.status = "aborted" if state.win_reason == "aborted" else "finished"
+            game.status = {"aborted": "aborted", "abandoned": "abandoned"}.get(state.win_reason, "finished")
         game.save()
 
     def _enqueue_message(self, game: Game, msg: Message, key: str) -> None:
@@ -524,9 +693,10 @@ class Moderator:
 
     def _reply(self, row: Inbound, game: Game | None, text: str, i: int, private: bool = True,
                key: str | None = None) -> None:
-        if self._flooding(row):
+        if not self._hosts_any(row.author) and self._flooding(row):
             log.info("not answering %s: %d answers in %ds already", row.author, REPLIES_PER_AUTHOR, REPLY_WINDOW)
             return
+        text = defuse(text)  # it may quote what the sender wrote
         key = key or f"re:{self.forum.name}:{row.ext_id}:{i}"
         tag = game.tag if game else None
         if row.kind == "comment" and not private:
@@ -537,11 +707,16 @@ class Moderator:
             out = Outgoing(key=key, kind="pm", body=text, to=row.author, subject=subject)
         store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
 
+    def _hosts_any(self, user: str) -> bool:
+        """A host or cohost of a game that runs or takes sign-ups: always answered."""
+        return any(g.game_config().is_host(user) for g in self._running_games() + self._signup_games())
+
     def _flooding(self, row: Inbound) -> bool:
         """Has this sender had REPLIES_PER_AUTHOR answers in the last REPLY_WINDOW seconds?"""
         since = store.naive(at_or_now(row, self.clock) - timedelta(seconds=REPLY_WINDOW))
         answered = Outbox.select().where(
-            Outbox.key.startswith(f"re:{self.forum.name}:") & (Outbox.created_at > since)
+            (Outbox.key.startswith(f"re:{self.forum.name}:") | Outbox.key.startswith(f"pointer:{self.forum.name}:"))
+            & (Outbox.created_at > since)
             & ((Outbox.to == row.author) | Outbox.body.startswith(f"u/{row.author}:"))).count()
         return answered >= REPLIES_PER_AUTHOR
 
@@ -551,7 +726,7 @@ class Moderator:
         if self.hosts and row.author.casefold() not in self.hosts:
             self._reply(row, None, "Only the hosts this bot is set up for may start games.", 0)
             return
-        cfg, problems = parse_config(row.body, row.author)
+        cfg, problems = parse_config(row.body, row.author, bot_name=self.forum.bot_name)
         thread = None
         for key in ("thread", "signup_thread"):
             ref = getattr(cfg, key, None) if cfg is not None else None
@@ -594,33 +769,119 @@ class Moderator:
 
     # --- deadlines -----------------------------------------------------------------
 
-    def _fire_game_deadlines(self, game: Game, now: datetime) -> int:
+    def reached(self, game: Game, now: datetime) -> datetime | None:
+        """Up to when this game's deadlines may close: `now`, held back to where the forum
+        was read and to the oldest message of the game not yet handled."""
+        horizon = self.horizon.of(game.thread, game.id)
+        return None if horizon is None else min(now, horizon)
+
+    def _fire_game_deadlines(self, game: Game, now: datetime, command: bool = False) -> int:
+        """Close what is due by `now` (a message's time when `command`): only up to the
+        horizon, one phase at a time: a second phase that would close at once (the bot or
+        the forum was away longer than it lasts) is moved to now + outage_grace instead.
+        A message after a deadline that cannot close yet is put back (Deferred)."""
         fired = 0
-        while True:
+        closed = False
+        cap = self.reached(game, now)
+        while cap is not None:
             state = self.state(game)
-            cmd = (deadlines.resume(state, now) or deadlines.expired(state, now)
-                   or deadlines.reminder(state, now))
+            cmd = (deadlines.resume(state, cap) or deadlines.expired(state, cap)
+                   or deadlines.reminder(state, cap))
             if cmd is None:
-                return fired
+                break
+            if isinstance(cmd, Remind) and (game.id, state.phase_id) in self._opened:
+                break  # never in the cycle that opened the phase
+            if isinstance(cmd, Expire) and closed:
+                self._postpone(game, store.aware(cmd.at), "forum")
+                break
             if not self._apply(game, cmd):
-                return fired
+                break
+            closed = closed or isinstance(cmd, Expire)
             fired += 1
+        if command:
+            state = self.state(game)
+            if deadlines.expired(state, now) or deadlines.resume(state, now):
+                raise Deferred(game.id)
+        return fired
+
+    def _signup_ready(self, game: Game, at: datetime) -> None:
+        """A message after the sign-up deadline, which cannot close yet: put it back."""
+        if game.next_deadline is None or store.aware(game.next_deadline) > at:
+            return
+        cap = self.reached(game, at)
+        if cap is None or cap < store.aware(game.next_deadline):
+            raise Deferred(game.id)
+
+    def _postpone(self, game: Game, missed: datetime, reason: str) -> bool:
+        now = self.clock()
+        return self._apply(game, Postpone(at=now, author="the bot", down_since=missed, reason=reason,
+                                          until=now + timedelta(seconds=self.outage_grace or 0)))
+
+    def catch_up(self, now: datetime) -> int:
+        """After the bot was down (no cycle for `outage_after`), the deadlines that fell
+        meanwhile move to now + outage_grace, announced once per game in the thread."""
+        if self.outage_grace is None:
+            return 0
+        row = Cursor.get_or_none((Cursor.forum == f"{self.forum.name}#bot") & (Cursor.name == "alive"))
+        if row is None:
+            return 0
+        alive = store.aware(json.loads(row.value))
+        if (now - alive).total_seconds() <= self.outage_after:
+            return 0
+        moved = 0
+        for game in Game.select().where(Game.status.in_(("running", "signup")) & (Game.forum == self.forum.name)
+                                        & (Game.next_deadline > store.naive(alive))
+                                        & (Game.next_deadline <= store.naive(now))):
+            with db.atomic():
+                if game.status == "signup":  # sign-ups: the deadline moves quietly
+                    game.next_deadline = store.naive(now + timedelta(seconds=self.outage_grace))
+                    game.save()
+                    moved += 1
+                    continue
+                if (resumed := deadlines.resume(self.state(game), now)) is not None:
+                    self._apply(game, resumed)  # a PAUSE ... UNTIL that ran out meanwhile
+                due = deadlines.due(self.state(game))
+                if due is not None and alive < due <= now:
+                    moved += self._postpone(game, alive, "outage")
+        log.warning("the bot was not running since %s: %d deadlines moved", alive, moved)
+        return moved
 
     def fire_deadlines(self, now: datetime) -> int:
         fired = 0
         due = Game.select().where(Game.status.in_(("running", "signup")) & (Game.forum == self.forum.name) &
                                   (Game.next_deadline <= store.naive(now)))
         for game in list(due):
+            self._dirty = set()
             try:
                 with db.atomic():
-                    if game.status == "signup":
-                        fired += self.signups.deadline(game, now)
+                    cap = self.reached(game, now)
+                    if cap is not None and game.status == "signup":
+                        fired += self.signups.deadline(game, cap)
                     if game.status == "running":
                         fired += self._fire_game_deadlines(game, now)
-            except Exception:
+                    self._tell_host_waiting(game, now)
+            except Exception as e:
+                self._forget_dirty()
+                if store.is_db_trouble(e):
+                    raise
                 log.exception("deadline of %s failed", game.tag)
-                self._states.pop(game.id, None)
         return fired
+
+    def _tell_host_waiting(self, game: Game, now: datetime) -> None:
+        """A deadline that has waited WAIT_NOTICE for the forum: the host is told, once."""
+        if game.status == "running":
+            due = deadlines.due(self.state(game))
+        else:
+            due = store.aware(game.next_deadline) if game.next_deadline is not None else None
+        if due is None:
+            return
+        cap = self.reached(game, now)
+        if (cap is not None and cap >= due) or (now - due).total_seconds() < WAIT_NOTICE:
+            return
+        out = Outgoing(key=f"{game.tag}:waiting:{due:%Y%m%d%H%M%S}", kind="pm", to=game.host,
+                       subject=f"{game.tag}: a deadline is waiting",
+                       body=ops.deadline_waits(game.tag, due, self.horizon.why(game.thread)))
+        store.enqueue(out, game.id, now, priority=0)
 
     def next_deadline(self) -> datetime | None:
         g = (Game.select(Game.next_deadline).where(
@@ -632,62 +893,81 @@ class Moderator:
     # --- the outbox ----------------------------------------------------------------
 
     def flush(self) -> int:
+        """Post what waits. The posts of one thread (and the PMs to one person) go out in
+        the order they were written: while one waits, the later ones wait behind it."""
         posted = 0
         now = self.clock()
-        items = [i for i in Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id)
-                 if i.not_before is None or store.aware(i.not_before) <= now]
+        pending = list(Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
+        first: dict[tuple, int] = {}  # per thread or recipient: the oldest item not yet out
+        for i in pending:
+            first.setdefault(_lane(i), i.id)
+        items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
         if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
             items.sort(key=lambda i: (i.priority, i.id))
         left = getattr(self.forum, "requests_left", lambda: None)
         for item in items:
+            lane = _lane(item)
+            if lane[0] != "edit" and first.get(lane) != item.id:
+                continue  # an older post of its thread waits: this one waits behind it
             if not self.budget.allow(item.priority, left()):
                 continue  # waits for a later cycle: it stays in the outbox
-            if item.kind == "edit":
-                self.budget.spend()
-                posted += self._edit(item, now)
-                continue
-            if item.kind == "comment" and item.thread is None:
-                game = Game.get_by_id(item.game)
-                if game.thread is None:
-                    continue  # the opening post is not out yet
-                item.thread = game.thread
-            out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
-                           to=item.to, subject=item.subject, title=item.title, where=item.place,
-                           reply_to=item.reply_to)
-            if item.uncertain:  # it may have landed: look before posting again
-                try:
-                    found = self.forum.find_posted(out)
-                except ForumError as e:
-                    item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
-                    item.error = f"could not look for it: {e}"[:500]
-                    item.save()  # still uncertain
-                    continue
-                if found is not None:
-                    self._posted(item, found)
-                    continue
-            try:
-                item.uncertain = True
-                item.attempts += 1
-                item.save()
-                self.budget.spend()
-                self._posted(item, self.forum.post(out))
-                posted += 1
-            except TransientError as e:
-                wait = backoff(item.attempts, e.retry_after)
-                item.uncertain = False
-                item.not_before = store.naive(now + timedelta(seconds=wait))
-                item.error = str(e)[:500]
-                item.save()
-            except UncertainError as e:
-                item.error = str(e)[:500]
-                item.save()  # still uncertain: the next flush looks for it first
-            except PermanentError as e:
-                item.state = "failed"
-                item.uncertain = False
-                item.error = str(e)[:500]
-                item.save()
-                self._tell_host_of_failure(item, str(e))
+            done = self._send(item, now)
+            posted += done
+            if (done or item.state != "pending") and lane[0] != "edit":
+                later = [i.id for i in pending if _lane(i) == lane and i.id > item.id]
+                if later:
+                    first[lane] = later[0]
+                else:
+                    first.pop(lane, None)
         return posted
+
+    def _send(self, item: Outbox, now: datetime) -> int:
+        """One outbox item: 1 if it went out (or was found to have landed), else 0."""
+        if item.kind == "edit":
+            self.budget.spend()
+            return self._edit(item, now)
+        if item.kind == "comment" and item.thread is None:
+            game = Game.get_by_id(item.game)
+            if game.thread is None:
+                return 0  # the opening post is not out yet
+            item.thread = game.thread
+        out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
+                       to=item.to, subject=item.subject, title=item.title, where=item.place,
+                       reply_to=item.reply_to, token=store.marker_token(item.key))
+        if item.uncertain:  # it may have landed: look before posting again
+            try:
+                found = self.forum.find_posted(out)
+            except ForumError as e:
+                item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
+                item.error = f"could not look for it: {e}"[:500]
+                item.save()  # still uncertain
+                return 0
+            if found is not None:
+                self._posted(item, found)
+                return 1
+        try:
+            item.uncertain = True
+            item.attempts += 1
+            item.save()
+            self.budget.spend()
+            self._posted(item, self.forum.post(out))
+            return 1
+        except TransientError as e:
+            wait = backoff(item.attempts, e.retry_after)
+            item.uncertain = False
+            item.not_before = store.naive(now + timedelta(seconds=wait))
+            item.error = str(e)[:500]
+            item.save()
+        except UncertainError as e:
+            item.error = str(e)[:500]
+            item.save()  # still uncertain: the next flush looks for it first
+        except PermanentError as e:
+            item.state = "failed"
+            item.uncertain = False
+            item.error = str(e)[:500]
+            item.save()
+            self._tell_host_of_failure(item, str(e))
+        return 0
 
     def _edit(self, item: Outbox, now: datetime) -> int:
         """A status-block edit of the opening post. Edits are idempotent: after an
@@ -699,7 +979,8 @@ class Moderator:
         if opening is None or opening.state != "posted":
             return 0  # the opening post is not out yet
         body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
-        out = Outgoing(key=item.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind)
+        out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
+                       token=store.marker_token(opening.key))  # the edited post keeps its marker
         try:
             item.attempts += 1
             posted = self.forum.post(out)
@@ -782,6 +1063,17 @@ def _until(text: str, config) -> datetime | None:
     except ValueError:
         return None
     return local.replace(tzinfo=ZoneInfo(config.timezone or "UTC")).astimezone(timezone.utc)
+
+
+def _lane(item: Outbox) -> tuple:
+    """What an outbox item keeps its order within: its thread, or its recipient."""
+    if item.kind == "edit":
+        return ("edit", item.id)
+    if item.kind == "pm":
+        return ("pm", (item.to or "").casefold())
+    if item.game is not None:
+        return ("game", item.game)  # a game's opening post and every comment after it
+    return ("thread", item.thread)
 
 
 def fair_share(rows: list[Inbound], per_author: int) -> list[Inbound]:

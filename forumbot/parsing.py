@@ -146,14 +146,23 @@ def parse_comment(text: str) -> list[Parsed]:
     """The commands in a thread comment: bold spans only, in order."""
     found = []
     for span in bold_spans(text):
-        if (p := parse_command(span)) is not None:
+        if (p := parse_command(span)) is None and _GAME_TAG.search(span):
+            # "G12 APPROVE": a tag beside a command names the game (a thread with several)
+            p = parse_command(_GAME_TAG.sub(" ", span))
+            if p is not None and p.verb.startswith("host:"):
+                p = None
+            if p is not None:
+                p = Parsed(p.verb, p.names, p.choice, p.extra, span)
+        if p is not None:
             found.append(p)
         if len(found) >= MAX_COMMANDS:
             break
     return found
 
 
-_LINE_BOLD = re.compile(r"\*\*|__|\[/?b\]|</?(?:b|strong)>", re.I)
+_LINE_BOLD = re.compile(r"\*\*|\[/?b\]|</?(?:b|strong)>", re.I)
+# __bold__ only as a pair around words: `__` inside or at the end of a name (bob__) is the name's.
+_LINE_UNDERSCORE_BOLD = re.compile(r"(?<![\w])__(.+?)__(?![\w])")
 
 
 def parse_pm(text: str) -> list[Parsed]:
@@ -161,7 +170,7 @@ def parse_pm(text: str) -> list[Parsed]:
     clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
     found = []
     for line in clean.split("\n"):
-        line = _LINE_BOLD.sub("", line).strip()
+        line = _LINE_UNDERSCORE_BOLD.sub(r"\1", _LINE_BOLD.sub("", line)).strip()
         if not line or _GAME_TAG.fullmatch(line.strip(" .:")):
             continue
         if (p := parse_command(line)) is None:
@@ -200,34 +209,65 @@ class NameProblem:
 
 
 _PREFIX = re.compile(r"^(?:/?u/|@)", re.I)
+# Usernames are [A-Za-z0-9_-] (Reddit, and the config's players). Around a typed name, what
+# no username holds is markup or quoting, then sentence punctuation; a backslash is Markdown
+# escaping (Reddit's editor writes bob\_). `_` and `-` are legal, also at the end: `bob_` is
+# a name of its own, so `_` (Markdown italics) is dropped only when no name matches with it.
+_MARKUP = "*`'\"()[]{}<>~^\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_PUNCT = ".,;:!?"
+
+
+def _bare(raw: str, chars: str) -> str:
+    """`raw` without backslashes, the u/, /u/ or @ prefix, and `chars` at either end."""
+    s = normalize(raw).replace("\\", "")
+    while True:
+        t = _PREFIX.sub("", s.strip().strip(chars).strip())
+        if t == s:
+            return s
+        s = t
+
+
+def _name_forms(raw: str) -> list[str]:
+    """The readings of a typed name, the closest to what was typed first."""
+    forms: list[str] = []
+    for chars in (_MARKUP, _MARKUP + _PUNCT, _MARKUP + _PUNCT + "_"):
+        form = _bare(raw, chars)
+        if form and form not in forms:
+            forms.append(form)
+    return forms
 
 
 def clean_name(raw: str) -> str:
-    return _PREFIX.sub("", normalize(raw).strip().strip(".,;:!?*_'\"()[]")).strip()
+    """A typed username as it is meant: no prefix, markup or sentence punctuation around it.
+    A legal trailing `_` or `-` stays (`zed_` is zed_)."""
+    return _bare(raw, _MARKUP + _PUNCT)
 
 
 def resolve_name(raw: str, names: list[str], aliases: dict[str, str] | None = None) -> str | NameProblem:
     """A typed name -> the player's name: case-insensitive, u/ and @ prefixes, host aliases,
-    and a unique prefix of 3 letters or more."""
-    want = clean_name(raw).casefold()
-    if not want:
+    and a unique prefix of 3 letters or more. An exact name always wins: the name as typed
+    (`bob_`) is tried before any reading that drops a character a username may hold."""
+    forms = [f.casefold() for f in _name_forms(raw)]
+    if not forms:
         return NameProblem(raw, ())
-    for n in names:
-        if n.casefold() == want:
-            return n
-    for alias, target in (aliases or {}).items():
-        if alias.casefold() == want and target in names:
-            return target
-    if len(want) >= 3:
-        hits = tuple(n for n in names if n.casefold().startswith(want))
-        if len(hits) == 1:
-            return hits[0]
-        if hits:
-            return NameProblem(raw, hits)
+    for want in forms:
+        for n in names:
+            if n.casefold() == want:
+                return n
+        for alias, target in (aliases or {}).items():
+            if alias.casefold() == want and target in names:
+                return target
+    for want in forms:
+        if len(want) >= 3:
+            hits = tuple(n for n in names if n.casefold().startswith(want))
+            if len(hits) == 1:
+                return hits[0]
+            if hits:
+                return NameProblem(raw, hits)
     return NameProblem(raw, ())
 
 
-def parse_config(text: str, host: str):  # noqa: ANN201 - re-export, see gameconfig
+def parse_config(text: str, host: str, bot_name: str | None = None):  # noqa: ANN201 - re-export, see gameconfig
     from .gameconfig import parse_config as _parse
 
-    return _parse(text, host)
+    return _parse(text, host, bot_name=bot_name)

@@ -18,6 +18,7 @@ class Settings:
     local_path: str = "forumbot-local.db"
     bot_name: str = "forumbot"
     reddit: dict[str, str] = field(default_factory=dict)
+    outage_grace: int = 3600  # deadlines that fell while the bot was down: restart + this
 
 
 class SettingsError(Exception):
@@ -31,8 +32,16 @@ def load_settings(path: str | None = None) -> Settings:
         if path != "settings.ini":
             raise SettingsError(f"settings file {path} does not exist")
         return s
-    cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"))
-    cp.read(path)
+    # No interpolation: a value is taken as written (a password may hold a %).
+    cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"), interpolation=None)
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            cp.read_file(f, source=path)
+    except (OSError, UnicodeDecodeError) as e:
+        raise SettingsError(f"settings file {path} cannot be read: {e}") from None
+    except configparser.Error as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SettingsError(f"settings file {path} is not a valid INI file: {first}") from None
     bot = cp["bot"] if cp.has_section("bot") else {}
     s.forum = bot.get("forum", "reddit" if cp.has_section("reddit") else "local").strip() or "local"
     if s.forum not in ("reddit", "local"):
@@ -41,6 +50,13 @@ def load_settings(path: str | None = None) -> Settings:
         s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
     except ValueError as e:
         raise SettingsError(f"[bot] poll_interval: {e}") from None
+    try:
+        grace = parse_duration(bot.get("outage_grace", "").strip() or "1h")
+    except ValueError as e:
+        raise SettingsError(f"[bot] outage_grace: {e}") from None
+    if grace is None:
+        raise SettingsError("[bot] outage_grace: must be a duration like 30m or 1h, not none")
+    s.outage_grace = grace
     try:
         s.writes_per_minute = int(bot.get("writes_per_minute", "60"))
         if s.writes_per_minute < 1:

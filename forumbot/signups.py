@@ -21,6 +21,15 @@ from .status import relative
 from .store import Game, Inbound, Signup
 
 
+# How a forum shows the author of a deleted comment or account: no one can take a seat
+# (or read a reply) under it.
+GONE_AUTHORS = {"", "[deleted]", "[removed]"}
+
+
+def gone(author: str | None) -> bool:
+    return (author or "").strip().casefold() in GONE_AUTHORS
+
+
 def joined(game: Game) -> list[str]:
     return [s.name for s in Signup.select().where(Signup.game == game).order_by(Signup.id)]
 
@@ -78,6 +87,8 @@ class Signups:
         if game.status != "signup":  # the deadline started the game: these are game commands
             return self.mod._comment_commands(game, row, commands, at)
         row.game = game.id
+        if gone(row.author):  # a deleted author: no seat, and no reply (no one can read it)
+            return
         for i, parsed in enumerate(commands):
             if game.status != "signup":
                 return
@@ -96,6 +107,10 @@ class Signups:
         names = joined(game)
         if row.author.casefold() in {n.casefold() for n in names}:
             self.mod._reply(row, game, f"You have joined {game.tag} already.", i)
+            return
+        if any(s.casefold() == row.author.casefold() for s in cfg.spectators):
+            self.mod._reply(row, game, f"You are a spectator of {game.tag}: spectators have seen "
+                            "every role and cannot play. Nothing was changed.", i)
             return
         if len(names) >= cfg.max_players:
             self.mod._reply(row, game, f"{game.tag} is full.", i)

@@ -5,6 +5,12 @@ from .deadlines import due, stamp
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 
 
+# Why a game ended with no winner.
+ENDED_WITHOUT_WINNER = {"aborted": "the host aborted it",
+                        "abandoned": "it was abandoned, as nobody proposed a team for two full "
+                                     "turns of the leadership"}
+
+
 def public_status(state: GameState, tag: str) -> str:
     done = " ".join(("✔" if m["result"] == "success" else "✘") for m in state.missions) or "none yet"
     lines = [f"{tag}: missions played: {done}."]
@@ -27,6 +33,8 @@ def public_status(state: GameState, tag: str) -> str:
         step = state.phase.replace("_", " ")
         who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
         lines.append(f"Mission {state.mission or 1}: the {step} step.{who}{deadline}")
+    elif state.winner is None:
+        lines.append(f"The game is over, with no winner: {ENDED_WITHOUT_WINNER.get(state.win_reason, state.win_reason)}.")
     else:
         lines.append(f"The game is over: {state.winner} won ({state.win_reason}).")
     return " ".join(lines)
@@ -67,6 +75,8 @@ def status_block(state: GameState, tag: str, m) -> str:
         lines.append("Now: the roles are being dealt.")
     elif state.win_reason == "aborted":
         lines.append("The game was ended by the host.")
+    elif state.win_reason == "abandoned":
+        lines.append("The game is abandoned: nobody proposed a team for two full turns of the leadership.")
     else:
         lines.append(f"The game is over: {side_name(state, state.winner)} won.")
     return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)

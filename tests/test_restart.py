@@ -181,15 +181,24 @@ class DownForum(LocalForum):
         return super().fetch(threads, cursor)
 
 
-def test_a_failed_fetch_still_flushes_and_fires_deadlines(db, clock):
+def test_a_failed_fetch_still_flushes_and_deadlines_wait(db, clock):
+    # Issue 10: a deadline closes only once the forum was read up to it (variants.md,
+    # "Time of a command"); before, this test asserted that the deadline fired anyway.
     forum = DownForum(":memory:", clock=clock)
     forum.down = False
     t = Table(forum, LocalPeople(forum), clock).start()
     leader = t.state.leader
     forum.down = True
     clock.advance(hours=25)
+    store.Outbox.create(key="probe", kind="pm", to="host", body="still posting",
+                        created_at=store.naive(clock()))
     report = t.cycle()
-    assert report.errors and t.state.leader != leader  # the proposal deadline still fired
+    assert report.errors and t.state.leader == leader  # the proposal deadline waits
+    assert "still posting" in t.people.pms_to("host")  # the outbox is still flushed
+    assert "could not be read" in t.people.pms_to("host")[-1]  # waited over an hour: told
+    forum.down = False
+    t.cycle()
+    assert t.state.leader != leader  # read again: now it closes
 
 
 class CheckingForum(LocalForum):

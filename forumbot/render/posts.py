@@ -189,6 +189,48 @@ def _proposal_missed(state, e, tag, m) -> str:
     return f"{d['leader']} did not propose a team in time. The leadership passes.{extra}"
 
 
+def _proposals_stalled(state, e, tag, m) -> str:
+    return (f"Nobody has proposed a team for a full turn of the leadership: each of the "
+            f"{e.data['turn']} leaders in turn let the proposal deadline pass. The host has been "
+            "told. If another full turn passes with no proposal, the bot ends the game as "
+            "abandoned.")
+
+
+def _host_stalled(state: GameState, e, tag: str, m) -> str:
+    """The host's PM after one full turn with no proposal: the ways to step in."""
+    d = e.data
+    reserves = free_reserves(state)
+    newcomer = reserves[0] if reserves else "newname"
+    offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
+    leader = state.leader or "name"
+    seat = state.seat(leader)
+    target = "name" if seat is None or seat.disqualified else leader  # (every seat out: REPLACE helps)
+    return (f"{tag}: nobody has proposed a team for a full turn of the leadership: each of the "
+            f"{d['turn']} leaders in turn missed the proposal deadline ({d['missed']} in a row). "
+            f"If another full turn passes with no proposal, I end the game as abandoned and "
+            f"reveal the roles. A human GM would step in; you can, by PM:\n\n"
+            f"- {m.code(f'SKIP {tag}')}: the leader now, {leader}, is passed over at once (it "
+            "counts as a missed proposal);\n"
+            f"- {m.code(f'REPLACE {tag} {leader} WITH {newcomer}')}: someone else takes a seat, "
+            f"role and all;{offer}\n"
+            f"- {m.code(f'DISQUALIFY {tag} {target}')}: the seat stays but never leads again;\n"
+            f"- {m.code(f'ABORT {tag}')}: the game ends now, with no winner.")
+
+
+def _deadline_moved(state, e, tag, m) -> str:
+    from datetime import datetime as _dt
+
+    d = e.data
+    step = {"proposal": "proposal", "team_vote": "team vote", "mission": "mission"}.get(
+        d["phase"], d["phase"].replace("_", " ") + " step")
+    gone = ("the forum could not be read" if d.get("reason") == "forum" else "the bot was not running")
+    since, was, until = (_dt.fromisoformat(d[k]) for k in ("down_since", "was", "until"))
+    return (f"{gone[0].upper()}{gone[1:]} from {stamp(since, state.config)} to "
+            f"{stamp(e.at, state.config)}, so the deadline of the open {step}, "
+            f"{stamp(was, state.config)}, fell while nobody could act on it. It is now "
+            f"{m.bold(stamp(until, state.config))}.")
+
+
 def _mission_opened(state, e, tag, m) -> str:
     d = e.data
     public = ""
@@ -250,6 +292,14 @@ def _game_ended(state, e, tag, m) -> str:
         roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
         return "\n\n".join([m.heading("The host has aborted the game."), roles,
                              "winner: none (aborted)"])
+    if d["reason"] == "abandoned":
+        roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
+        return "\n\n".join([
+            m.heading("The game is abandoned: nobody proposed a team."),
+            "Two full turns of the leadership have passed with no proposal "
+            f"({d.get('missed', 0)} proposal deadlines missed in a row). A human GM would step "
+            "in here; the bot does, and ends the game with no winner. The roles were:",
+            roles, "winner: none (abandoned)"])
     winner = p.spies_name if d["winner"] == SPIES else p.resistance_name
     why = {"missions": "three missions", "rejections": "five rejected teams in one mission",
            "assassination": "the assassination", "aborted": "the game was aborted"}[d["reason"]]
@@ -613,6 +663,8 @@ _PUBLIC = {
     ev.TEAM_PROPOSED: _team_proposed,
     ev.VOTE_CLOSED: _vote_closed,
     ev.PROPOSAL_MISSED: _proposal_missed,
+    ev.PROPOSALS_STALLED: _proposals_stalled,
+    ev.DEADLINE_MOVED: _deadline_moved,
     ev.MISSION_OPENED: _mission_opened,
     ev.MISSION_RESOLVED: _mission_resolved,
     ev.PLAYER_DISQUALIFIED: _disqualified,
@@ -697,6 +749,9 @@ def render_events(state: GameState, events: list[ev.Event], tag: str, markup: st
                                to=d["player"], subject=f"{tag}: you were replaced"))
         elif e.type in (ev.VOTE_CLOSED, ev.MISSION_RESOLVED) and (notes := _missed_notice(state, e, tag)):
             out.extend(notes)
+        if e.type == ev.PROPOSALS_STALLED:
+            out.append(Message("host-stalled", _host_stalled(state, e, tag, m), to=state.config.host,
+                               subject=f"{tag}: nobody proposes", priority=0))
         if e.type == ev.PLAYER_DISQUALIFIED:
             out.append(Message(f"host-dq:{e.data['player']}", _host_disqualified(state, e, tag, m),
                                to=state.config.host, subject=f"{tag}: a player was disqualified"))

@@ -148,6 +148,18 @@ class HostAbort(Command):
 
 
 @dataclass(frozen=True)
+class Postpone(Command):
+    """The bot (not a player or the host): the open phase's deadline fell while the bot was
+    not running (`down_since` until `at`, its restart), so it moves to `until` (the restart
+    plus `[bot] outage_grace`). `reason` is "outage" (the bot was down) or "forum" (the forum
+    could not be read)."""
+
+    until: datetime
+    down_since: datetime
+    reason: str = "outage"
+
+
+@dataclass(frozen=True)
 class Remind(Command):
     """The clock: the reminder time of phase `phase_id` has come."""
 

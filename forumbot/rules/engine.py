@@ -9,7 +9,8 @@ from datetime import datetime
 
 from . import events as ev
 from .commands import (Command, Expire, HostAbort, HostClose, HostDisqualify, HostExtend, HostPause,
-                       HostRecord, HostReplace, HostResume, HostSkip, MissionOrder, Propose, Refusal, Remind, TeamVote)
+                       HostRecord, HostReplace, HostResume, HostSkip, MissionOrder, Postpone, Propose, Refusal,
+                       Remind, TeamVote)
 from .config import GameConfig
 from .events import Event
 from .hooks import RulePlugin, plugins_for
@@ -385,7 +386,7 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
                 counts_as_rejection=counts)
         if counts and s.rejections >= REJECTIONS_TO_LOSE:
             _end(tx, SPIES, "rejections")
-        else:
+        elif not _stalled(tx):
             _open_proposal(tx, s.mission, s.next_leader(s.leader))
     elif s.phase == TEAM_VOTE:
         _close_vote(tx)
@@ -394,6 +395,28 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
     elif not any(p.on_expire(tx) for p in tx.plugins):
         return Refusal(f"Nothing in phase {s.phase} has a deadline.")
     return None
+
+
+def _stalled(tx: Tx) -> bool:
+    """A table that never proposes (a binding ruling): once every seat in turn has missed its
+    proposal deadline (one full turn of the leadership with no proposal), the host is told,
+    once; if a second full turn passes with no proposal, the game ends, abandoned, winner
+    none, the roles revealed as ABORT does. The count is of missed proposal deadlines in a
+    row (a SKIP of a proposal is one); any proposal resets it. Disqualified seats never lead
+    (they are skipped), so a turn is as many misses as there are seats that can lead; when
+    every seat is disqualified the leadership passes over them all, so a turn is every seat.
+    True if the game ended."""
+    s = tx.state
+    turn = s.leader_rotation()
+    if not s.stall_warned_at:
+        if s.missed_proposals >= turn:
+            tx.emit(ev.PROPOSALS_STALLED, mission=s.mission, missed=s.missed_proposals, turn=turn)
+        return False
+    if s.missed_proposals - s.stall_warned_at < turn:
+        return False
+    tx.emit(ev.GAME_ENDED, winner=None, reason="abandoned", missed=s.missed_proposals,
+            roles={x.name: x.role for x in s.seats})
+    return True
 
 
 # --- shared steps -------------------------------------------------------------------
@@ -473,6 +496,31 @@ def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
     if due(s) is None:
         return Refusal("Nothing open has a deadline to extend.")
     tx.emit(ev.DEADLINE_EXTENDED, seconds=cmd.seconds, by=cmd.author, phase=s.phase)
+    return None
+
+
+def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
+    """The deadline of the open phase fell while the bot was not running: it moves to
+    `cmd.until`. The whole deadline moves (a close_grace after the last vote too), so that
+    `deadlines.due` is `until` afterwards."""
+    from ..deadlines import due
+
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused: its clocks stood still, so no deadline fell.")
+    when = due(s)
+    if when is None:
+        return Refusal("Nothing open has a deadline to move.")
+    if when > cmd.at:
+        return Refusal("The deadline of the open step has not passed yet; nothing to move.")
+    if cmd.until < cmd.at or cmd.until <= when:
+        return Refusal("A deadline can only be moved to the restart or after it.")
+    if cmd.down_since > cmd.at:
+        return Refusal("The bot cannot have been down since a time after its restart.")
+    seconds = (cmd.until - when).total_seconds()
+    tx.emit(ev.DEADLINE_MOVED, reason=cmd.reason, phase=s.phase, was=when.isoformat(),
+            until=cmd.until.isoformat(), down_since=cmd.down_since.isoformat(),
+            seconds=int(seconds) if seconds == int(seconds) else seconds)
     return None
 
 
@@ -569,6 +617,7 @@ def _remind(tx: Tx, cmd: Remind) -> Refusal | None:
 _HANDLERS = {
     HostClose: _host_close,
     HostExtend: _host_extend,
+    Postpone: _postpone,
     HostPause: _host_pause,
     HostResume: _host_resume,
     HostDisqualify: _host_disqualify,

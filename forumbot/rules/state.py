@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from . import events as ev
 from .config import GameConfig
@@ -62,6 +62,8 @@ class GameState:
     reminded: int = -1  # the phase id whose reminders went out
     last_vote_at: datetime | None = None  # the latest team vote cast in the open vote
     replaced: dict[str, str] = field(default_factory=dict)  # old name -> who plays that seat now
+    missed_proposals: int = 0  # proposal deadlines missed in a row (any proposal resets it)
+    stall_warned_at: int = 0  # missed_proposals when the host was told the table stalls (0: not yet)
 
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
@@ -106,6 +108,12 @@ class GameState:
             if not s.disqualified:
                 return s.name
         return names[(i + 1) % len(names)]
+
+    def leader_rotation(self) -> int:
+        """How many seats lead in one full turn of the leadership: the seats that are not
+        disqualified (the others are skipped), or every seat if all are disqualified (then
+        the leadership passes over them all in turn)."""
+        return len(self.active()) or len(self.seats)
 
     def successes(self) -> int:
         return sum(1 for m in self.missions if m["result"] == "success")
@@ -166,6 +174,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.proxied = {}
         state.last_vote_at = None
         state.votes, state.vote_via, state.critical = {}, {}, set()
+        state.missed_proposals = state.stall_warned_at = 0
         _open(state, TEAM_VOTE, event)
     elif t == ev.VOTE_CAST:
         state.last_vote_at = event.at
@@ -187,8 +196,11 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         if not d["approved"]:
             state.rejections += 1
     elif t == ev.PROPOSAL_MISSED:
+        state.missed_proposals += 1
         if d.get("counts_as_rejection"):
             state.rejections += 1
+    elif t == ev.PROPOSALS_STALLED:
+        state.stall_warned_at = state.missed_proposals
     elif t == ev.MISSION_OPENED:
         state.orders = {}
         _open(state, MISSION, event)
@@ -206,6 +218,10 @@ def fold(state: GameState, event: ev.Event) -> GameState:
         state.seat(d["player"]).disqualified = True
     elif t == ev.DEADLINE_EXTENDED:
         state.extension += d["seconds"]
+    elif t == ev.DEADLINE_MOVED:  # the whole open deadline moves by `seconds`, close_grace too
+        state.extension += d["seconds"]
+        if state.last_vote_at is not None:
+            state.last_vote_at += timedelta(seconds=d["seconds"])
     elif t == ev.GAME_PAUSED:
         state.paused_at = event.at
         state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
