@@ -25,8 +25,11 @@ class Inbound:
     created: datetime  # UTC
     thread: str | None = None  # the thread of a comment
     subject: str = ""
-    parent: str | None = None  # for a PM: the id of the bot's message it answers
+    parent: str | None = None  # for a PM: the id of the message it answers
     edited: bool = False
+    # Who sent it, where the forum says so: "" a person; "admin" (the forum's staff),
+    # "subreddit" (a community's mail or modmail). The bot never answers those.
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,9 @@ class Fetched:
     # Threads whose read failed this time (thread id -> why). Their comments may be missing,
     # so their games' deadlines wait; everything else was read up to the fetch's start.
     failed: dict[str, str] = field(default_factory=dict)
+    # Threads read only in part (after a gap, more comments than one read reaches): no
+    # error, but their deadlines wait too, until a later fetch has read them in full.
+    partial: set[str] = field(default_factory=set)
 
 
 class ForumError(Exception):

@@ -26,6 +26,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 from .base import (Fetched, Inbound, Markup, Outgoing, PermanentError, Posted, TransientError,
                    UncertainError)
 
+PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
 PERMANENT_API_ERRORS = {
     "THREAD_LOCKED", "TOO_OLD", "DELETED_LINK", "DELETED_COMMENT", "USER_DOESNT_EXIST",
     "NOT_WHITELISTED_BY_USER_MESSAGE", "USER_BLOCKED_MESSAGE", "SUBREDDIT_NOEXIST",
@@ -34,7 +35,8 @@ PERMANENT_API_ERRORS = {
 MARK_READ_BATCH = 25
 PAGE = 100
 MAX_PAGES = 10
-THREAD_MORE = 8  # "load more comments" expansions per thread after a gap
+GAP_THREAD_READS = 25  # game threads read in full per fetch after a gap (the rest wait)
+SUB_BACKOFF_MAX = 15  # fetches a failing subreddit is skipped at most (it doubles from 0)
 
 
 def _read_wait(backoff: float, max_wait: float):
@@ -83,6 +85,7 @@ class RedditForum:
             wait=_read_wait(backoff, max_wait), stop=stop_after_attempt(read_attempts), reraise=True)
         self.name = name
         self.bot_name = reddit.config.username or "forumbot"
+        self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self.default_subreddit = default_subreddit
 
     @classmethod
@@ -104,54 +107,79 @@ class RedditForum:
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         new_cursor: dict = {}  # only what changed: the store keeps the rest
         out: list[Inbound] = []
-        by_sub: dict[str, set[str]] = {}
+        by_sub: dict[str, dict[str, str]] = {}  # subreddit -> link -> the caller's thread id
         for t in threads:
             sub, _, sid = t.partition(":")
-            by_sub.setdefault(sub, set()).add(f"t3_{sid}")
+            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t  # one listing per subreddit
         failed: dict[str, str] = {}
+        partial: set[str] = set()
+        reads = GAP_THREAD_READS  # thread reads this fetch may spend on gaps
         for sub, links in sorted(by_sub.items()):
+            if (wait := self._sub_waits.get(sub)) and wait[1] > 0:
+                self._sub_waits[sub] = (wait[0], wait[1] - 1, wait[2])
+                for t in links.values():  # still failing: tried again after its backoff
+                    failed[t] = f"r/{sub}: {wait[2]} (tried again later)"
+                continue
             seen = cursor.get(f"sub:{sub}")
+            unverified = dict(cursor.get(f"gap:{sub}") or {})
             try:
                 newest, batch, gap, counted = self._retrying(self._listing, sub, links, seen)
-                known = {link: cursor.get(f"n:{link}", 0) + counted.get(link, 0) for link in links}
-                if gap:  # more new comments than the listing reaches: fill the gap
-                    batch = self._fill_gap(sub, links, seen, known, batch, new_cursor)
-                for link in counted:
-                    new_cursor.setdefault(f"n:{link}", known[link])
+                if gap:  # the listing did not reach back to the bookmark: any thread may miss some
+                    self.gaps += 1
+                    for link in links:
+                        unverified.setdefault(link, seen["t"])
+                for link, n in counted.items():
+                    new_cursor[f"n:{link}"] = cursor.get(f"n:{link}", 0) + n
+                unverified = {k: v for k, v in unverified.items() if k in links}
+                if unverified:
+                    reads = self._verify(sub, links, unverified, batch, reads, cursor, new_cursor)
+                new_cursor[f"gap:{sub}"] = unverified
             except prawcore.PrawcoreException as e:
                 # One subreddit that cannot be read (down, private, banned) stops only its
                 # own games: their deadlines wait; every other subreddit and the inbox go on.
-                for link in links:
-                    failed[f"{sub}:{link.removeprefix('t3_')}"] = f"r/{sub}: {e}"
+                fails = (self._sub_waits.get(sub) or (0,))[0] + 1
+                self._sub_waits[sub] = (fails, min(2 ** (fails - 1) - 1, SUB_BACKOFF_MAX), str(e))
+                for t in links.values():
+                    failed[t] = f"r/{sub}: {e}"
                 for key in [k for k in new_cursor if k.removeprefix("n:") in links]:
                     del new_cursor[key]
                 continue
+            self._sub_waits.pop(sub, None)
+            partial.update(links[link] for link in unverified)  # read in a later fetch; deadlines wait
             if newest is not None:
                 new_cursor[f"sub:{sub}"] = newest
-            out.extend(reversed(batch))
+            out.extend(c if c.thread == links[f"t3_{c.thread.partition(':')[2]}"] else
+                       _with_thread(c, links[f"t3_{c.thread.partition(':')[2]}"]) for c in reversed(batch))
         try:
             pms = self._retrying(self._unread)
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
-        return Fetched(out, new_cursor, failed)
+        return Fetched(out, new_cursor, failed, partial)
 
-    def _fill_gap(self, sub, links, seen, known, batch, new_cursor) -> list[Inbound]:
-        """The listing did not reach back to the last comment seen. Each game thread's
-        comment count (info(), 100 threads a request) shows which threads had more comments
-        than the bot saw; only those are read in full."""
-        self.gaps += 1
-        counts = self._retrying(self._num_comments, sorted(links))
-        stale = [link for link in sorted(links) if counts.get(link, 0) > known[link]]
+    def _verify(self, sub, links, unverified, batch, reads, cursor, new_cursor) -> int:
+        """After a gap, read game threads in full until every comment newer than the
+        bookmark is in: those whose comment count changed first, the rest after (a count
+        alone can hide a new comment behind a deleted one). What the read budget does not
+        reach stays unverified for the next fetch; only threads read in full leave it."""
+        counts = self._retrying(self._num_comments, sorted(unverified)) if reads else {}
+        order = sorted(unverified, key=lambda link: (counts.get(link, 0) == cursor.get(f"n:{link}", 0), link))
         have = {c.id for c in batch}
-        for link in stale:
-            for c in self._retrying(self._thread_comments, sub, link, seen["t"]):
+        for link in order:
+            if reads <= 0:
+                break
+            reads -= 1
+            comments = self._retrying(self._thread_comments, sub, link, unverified[link])
+            for c in comments:
                 if c.id not in have:
                     have.add(c.id)
                     batch.append(c)
-            new_cursor[f"n:{link}"] = counts[link]
-        self.gap_threads += len(stale)
-        return sorted(batch, key=lambda c: c.created, reverse=True)
+            del unverified[link]
+            self.gap_threads += 1
+            if link in counts:
+                new_cursor[f"n:{link}"] = counts[link]
+        batch.sort(key=lambda c: c.created, reverse=True)
+        return reads
 
     def _num_comments(self, links: list[str]) -> dict[str, int]:
         out = {}
@@ -160,48 +188,67 @@ class RedditForum:
                 out[s.name] = int(s.num_comments or 0)
         return out
 
-    def _listing(self, sub: str, links: set[str], seen: dict | None):
+    def _listing(self, sub: str, links: dict[str, str], seen: dict | None):
         """New comments of the game threads in one subreddit, newest first, back to `seen`;
-        and how many comments (anyone's) each game thread got among them."""
+        and how many new comments (anyone's, each id once) each game thread got.
+
+        The bookmark is the newest second read and every id of that second: most comments
+        of a busy listing share their second, and the bookmarked comment itself may vanish,
+        so the read goes back to that second and skips only the ids it has seen."""
         newest = seen
         batch = []
         counted: Counter = Counter()
         reached = seen is None
+        seen_ids = set((seen or {}).get("ids") or ([seen["id"]] if seen and seen.get("id") else []))
+        top: dict | None = None
         read = 0
         for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
             read += 1
-            if read == 1 and (seen is None or c.created_utc >= seen["t"]):
-                newest = {"t": c.created_utc, "id": c.id}  # the listing is newest first
-            if seen is not None and (c.id == seen["id"] or c.created_utc < seen["t"]):
+            t = float(c.created_utc)
+            if top is None:
+                top = {"t": t, "id": c.id, "ids": []}
+            if t == top["t"]:
+                top["ids"].append(c.id)
+            if seen is not None and t < seen["t"]:
                 reached = True
                 break
+            if seen is not None and t == seen["t"] and c.id in seen_ids:
+                reached = True  # the bookmark itself (or its second's neighbours): read last time
+                continue
             if c.link_id in links:
                 counted[c.link_id] += 1
                 if str(c.author).lower() != self.bot_name.lower():
                     batch.append(self._comment(c, sub))
-        # A gap: the listing ran out (Reddit keeps about 1,000) before the last comment seen.
-        gap = not reached and read >= PAGE * MAX_PAGES
+        if top is not None and (seen is None or top["t"] > seen["t"]):
+            newest = top
+        elif top is not None and seen is not None and top["t"] == seen["t"]:
+            newest = {"t": seen["t"], "id": top["id"], "ids": sorted(seen_ids | set(top["ids"]))}
+        # A gap: the listing ran out (Reddit keeps about 1,000) before reaching back to the
+        # bookmark's second, so older new comments may be missing from it.
+        gap = seen is not None and not reached and read > 0 and bool(seen.get("t"))
         if newest is None:  # an empty subreddit: from now on, every comment is new
-            newest = {"t": 0, "id": ""}
+            newest = {"t": 0, "id": "", "ids": []}
         return newest, batch, gap, counted
 
     def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:
-        """A game thread's own comments since `since` (the fallback after a gap)."""
+        """A game thread's own comments since `since`, every "load more" expanded (the
+        fallback after a gap: only a thread read in full counts as read)."""
         submission = self.reddit.submission(link.removeprefix("t3_"))
         submission.comment_sort = "new"
-        submission.comments.replace_more(limit=THREAD_MORE)
+        submission.comments.replace_more(limit=None)
         return [self._comment(c, sub) for c in submission.comments.list()
                 if c.created_utc >= since and str(c.author).lower() != self.bot_name.lower()]
 
     def _unread(self) -> list[Inbound]:
         pms: list[Inbound] = []
         for item in self.reddit.inbox.unread(limit=None):
-            if isinstance(item, praw.models.Message) and item.author is not None:
+            if isinstance(item, praw.models.Message) and not getattr(item, "was_comment", False):
+                origin = _origin(item)
                 pms.append(Inbound(
-                    id=item.id, kind="pm", author=str(item.author), body=item.body,
-                    created=_utc(item.created_utc), subject=item.subject or "",
-                    parent=(item.parent_id or "").removeprefix("t4_") or None))
-            else:  # comment replies and system mail: the thread listing has the comments
+                    id=item.id, kind="pm", author=str(item.author or (item.subreddit or "")),
+                    body=item.body or "", created=_utc(item.created_utc), subject=item.subject or "",
+                    parent=(item.parent_id or "").removeprefix("t4_") or None, origin=origin))
+            else:  # comment and post replies: the thread listing has the comments; never PMs
                 pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
                                    body="", created=_utc(item.created_utc)))
         return pms
@@ -234,13 +281,17 @@ class RedditForum:
                 sub = out.where or self.default_subreddit
                 if not sub:
                     raise PermanentError("no subreddit for the new thread: set `subreddit:` in the config")
-                s = self.reddit.subreddit(sub).submit(out.title, selftext=body)
+                # No inbox replies: the comments of a game thread are read from the listing.
+                s = self.reddit.subreddit(sub).submit(out.title, selftext=body, send_replies=False)
+                sub = sub.lower()
                 return Posted(f"{sub}:{s.id}", f"https://www.reddit.com/r/{sub}/comments/{s.id}/")
             if out.kind == "comment":
                 if out.reply_to:
                     c = self.reddit.comment(out.reply_to).reply(body)
                 else:
                     c = self.reddit.submission(out.thread.partition(":")[2]).reply(body)
+                if c is None:  # `things: []`: Reddit did not say; the comment may exist
+                    raise UncertainError("Reddit answered the comment with no comment")
                 return Posted(c.id)
             if out.kind == "pm":
                 self.reddit.redditor(out.to).message(subject=out.subject[:100] or "forumbot", message=body)
@@ -251,6 +302,8 @@ class RedditForum:
             raise TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0) from e
         except (prawcore.Forbidden, prawcore.NotFound) as e:
             raise PermanentError(str(e)) from e
+        except prawcore.BadRequest as e:  # an HTML 400: Reddit will not take this as it is
+            raise PermanentError(f"Reddit refused it: {_reason(e)}") from e
         except (prawcore.ServerError, prawcore.RequestException) as e:
             raise UncertainError(str(e)) from e
         except prawcore.PrawcoreException as e:
@@ -278,6 +331,20 @@ class RedditForum:
             raise TransientError(f"looking for {out.key}: {e}") from e
         return None
 
+    def sent_id(self, message: str) -> str | None:
+        """The id `post()` gave a PM of the bot's that `message` (an id) is: Reddit's compose
+        answers with no id, so a reply's parent is matched by the marker in the parent's
+        body (one request, made only when a reply's game is not clear otherwise)."""
+        try:
+            found = self.reddit.inbox.message(message.removeprefix("t4_"))
+            bodies = [found.body or ""] + [r.body or "" for r in (found.replies or [])]
+        except prawcore.PrawcoreException as e:
+            raise TransientError(f"message {message}: {e}") from e
+        for body in bodies:
+            if m := re.search(r"\(#fb-([0-9a-f]{16,64})\)", body):
+                return f"pm:{m.group(1)}"
+        return None
+
     def recheck(self, ids: Sequence[str]) -> list[Inbound]:
         """Known comments as they read now: one `info()` request per 100."""
         out = []
@@ -287,7 +354,7 @@ class RedditForum:
                 for c in self.reddit.info(fullnames=names):
                     if c.body in ("[deleted]", "[removed]"):
                         continue
-                    out.append(self._comment(c, str(c.subreddit)))
+                    out.append(self._comment(c, str(c.subreddit).lower()))
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {e}") from e
         return out
@@ -303,7 +370,7 @@ class RedditForum:
             return None
         if not hits:
             return None
-        return f"{hits[0].subreddit.display_name}:{hits[0].id}"
+        return f"{hits[0].subreddit.display_name.lower()}:{hits[0].id}"
 
 
 def single_shot_posts(reddit: praw.Reddit) -> None:
@@ -342,9 +409,32 @@ def _api_error(e: RedditAPIException) -> Exception:
             if m:
                 wait = float(m.group(1)) * {"second": 1, "minute": 60, "ms": 0.001}[m.group(2)]
             return TransientError(str(e), wait + 1)
-        if item.error_type in PERMANENT_API_ERRORS:
-            return PermanentError(str(e))
+        if item.error_type in PERMANENT_API_ERRORS or item.error_type.startswith(PERMANENT_PREFIXES):
+            return PermanentError(item.message or str(e))
     return TransientError(str(e), 60.0)
+
+
+def _reason(e: prawcore.ResponseException) -> str:
+    """Reddit's words for a refusal, from a JSON or an HTML body, in one short line."""
+    text = getattr(getattr(e, "response", None), "text", "") or str(e)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return " ".join(text.split())[:300] or str(e)
+
+
+def _origin(item) -> str:
+    """Mail no one may answer: from Reddit's staff, or from a subreddit (its mail, modmail)."""
+    if getattr(item, "distinguished", None) == "admin" or str(item.author or "").lower() == "reddit":
+        return "admin"
+    if item.author is None or getattr(item, "subreddit", None) is not None:
+        return "subreddit"
+    return ""
+
+
+def _with_thread(c: Inbound, thread: str) -> Inbound:
+    """A comment under the thread id the bot knows its game by (however its case)."""
+    from dataclasses import replace
+
+    return replace(c, thread=thread)
 
 
 def _utc(ts: float) -> datetime:

@@ -48,12 +48,14 @@ class Horizon:
         self._failing = {t: store.aware(v) for t, v in (rows.get(FAILING) or {}).items()}
         self._loaded = True
 
-    def read(self, started: datetime, threads: list[str], failed: dict[str, str]) -> None:
+    def read(self, started: datetime, threads: list[str], failed: dict[str, str]) -> list[str]:
         """A fetch that began at `started` returned: every thread but `failed` (and the inbox)
-        was read up to then. Call inside the transaction that stores what it read."""
+        was read up to then. Call inside the transaction that stores what it read. Returns
+        the threads that have just begun to fail."""
         if not self._loaded:
             self.load()
         before = self._all
+        fresh = [t for t in threads if t in failed and t not in self._failing]
         for t in threads:
             if t in failed:
                 if t not in self._failing and before is not None:
@@ -71,6 +73,7 @@ class Horizon:
         store.set_cursor(_place(self.forum), {
             ALL: started.isoformat(),
             FAILING: {t: v.isoformat() for t, v in self._failing.items()}})
+        return fresh
 
     def fetch_failed(self, why: str) -> None:
         """The whole fetch failed: nothing was read (the horizon stays where it was)."""

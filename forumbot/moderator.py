@@ -51,6 +51,7 @@ RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unkn
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 POINTER_EVERY = 86400  # seconds: a stranger gets at most one pointer to HELP in this time
 MAX_TRIES = 3  # a message that fails this often (not for the database) is set aside
+PM_RESEND_AFTER = 600  # seconds an uncertain PM waits for its look-up before it is sent again
 WAIT_NOTICE = 3600  # seconds a deadline may wait for the forum before the host is told
 OUTAGE_AFTER = 600  # seconds with no cycle (at least; 10 polls) that count as the bot down
 
@@ -142,16 +143,29 @@ class Moderator:
                 if m.kind in ("comment", "pm"):
                     self._store_inbound(m)
             store.set_cursor(self.forum.name, fetched.cursor)
-            self.horizon.read(started, threads, fetched.failed)
+            waiting = dict(fetched.failed)
+            waiting.update({t: "read in part" for t in fetched.partial if t not in waiting})
+            for thread in self.horizon.read(started, threads, waiting):
+                if thread in fetched.failed:
+                    self._tell_hosts_unreadable(thread, fetched.failed[thread], started)
         pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
         return len(fetched.inbound)
 
+    def _tell_hosts_unreadable(self, thread: str, why: str, since: datetime) -> None:
+        """A game thread that has just become unreadable: its hosts are told, once."""
+        for g in Game.select().where((Game.thread == thread) & (Game.forum == self.forum.name)
+                                     & Game.status.in_(("running", "signup"))):
+            out = Outgoing(key=f"{g.tag}:unreadable:{since:%Y%m%d%H%M%S}", kind="pm", to=g.host,
+                           subject=f"{g.tag}: I cannot read the game thread",
+                           body=ops.thread_unreadable(g.tag, why))
+            store.enqueue(out, g.id, since, priority=0)
+
     def _store_inbound(self, m: ForumInbound) -> None:
         (Inbound.insert(forum=self.forum.name, ext_id=m.id, kind=m.kind, author=m.author,
                         subject=m.subject or "", body=m.body, thread=m.thread, parent=m.parent,
-                        created=store.naive(m.created), edited=m.edited)
+                        created=store.naive(m.created), edited=m.edited, origin=m.origin)
          .on_conflict_ignore().execute())
 
     def notice_edits(self) -> int:
@@ -260,6 +274,10 @@ class Moderator:
         at = store.aware(row.created)
         if row.author.casefold() == self.forum.bot_name.casefold():
             return  # the bot's own words are never commands
+        if row.kind == "pm" and row.origin:
+            return  # mail from the forum's staff or a community: never answered
+        if row.kind == "pm" and row.parent and not self._known(row.author) and not parse_pm(row.body):
+            return  # a stranger answering one of the bot's messages (a bot's auto-reply): silence
         if row.kind == "pm" and row.subject.strip().lower() == "new game":
             self._new_game(row, at)
             return
@@ -389,8 +407,16 @@ class Moderator:
             self._reply(row, None, f"You are not in a running game tagged "
                         f"{', '.join(f'G{t}' for t in sorted(tags))}.", i)
             return None
-        if row.parent:
-            sent = Outbox.get_or_none(Outbox.ext_id == row.parent)
+        if row.parent and len(mine) > 1:  # a reply to a PM the bot sent about one of them
+            sent = Outbox.get_or_none((Outbox.ext_id == row.parent) & (Outbox.kind == "pm"))
+            if sent is None and hasattr(self.forum, "sent_id"):  # Reddit: found by its marker
+                try:
+                    sent_id = self.forum.sent_id(row.parent)
+                except ForumError as e:
+                    log.warning("could not read the PM %s answers: %s", row.ext_id, e)
+                    sent_id = None
+                if sent_id:
+                    sent = Outbox.get_or_none((Outbox.ext_id == sent_id) & (Outbox.kind == "pm"))
             if sent is not None and sent.game is not None:
                 hit = [g for g in mine if g.id == sent.game]
                 if hit:
@@ -704,7 +730,8 @@ class Moderator:
                            thread=row.thread, reply_to=row.ext_id)
         else:
             subject = f"{tag}: re: your message" if tag else "re: your message"
-            out = Outgoing(key=key, kind="pm", body=text, to=row.author, subject=subject)
+            body = f"{text}\n\n{ops.tag_line(tag)}" if tag else text
+            out = Outgoing(key=key, kind="pm", body=body, to=row.author, subject=subject)
         store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
 
     def _hosts_any(self, user: str) -> bool:
@@ -901,6 +928,9 @@ class Moderator:
         first: dict[tuple, int] = {}  # per thread or recipient: the oldest item not yet out
         for i in pending:
             first.setdefault(_lane(i), i.id)
+        # A game's PMs (the roles) wait for its opening post: if Reddit refuses that post,
+        # the game does not start, and no one may have been dealt a role for it.
+        unopened = {i.game for i in pending if i.kind == "thread" and i.game is not None}
         items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
         if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
             items.sort(key=lambda i: (i.priority, i.id))
@@ -909,10 +939,14 @@ class Moderator:
             lane = _lane(item)
             if lane[0] != "edit" and first.get(lane) != item.id:
                 continue  # an older post of its thread waits: this one waits behind it
+            if item.kind == "pm" and item.game in unopened:
+                continue
             if not self.budget.allow(item.priority, left()):
                 continue  # waits for a later cycle: it stays in the outbox
             done = self._send(item, now)
             posted += done
+            if item.kind == "thread" and item.state == "posted":
+                unopened.discard(item.game)
             if (done or item.state != "pending") and lane[0] != "edit":
                 later = [i.id for i in pending if _lane(i) == lane and i.id > item.id]
                 if later:
@@ -938,10 +972,16 @@ class Moderator:
             try:
                 found = self.forum.find_posted(out)
             except ForumError as e:
-                item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
-                item.error = f"could not look for it: {e}"[:500]
-                item.save()  # still uncertain
-                return 0
+                if item.kind != "pm" or (now - store.aware(item.created_at)).total_seconds() < PM_RESEND_AFTER:
+                    item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
+                    item.error = f"could not look for it: {e}"[:500]
+                    item.save()  # still uncertain
+                    return 0
+                # The sent PMs cannot be read (Reddit moved PMs to Chat; the listing may
+                # redirect to a login page): a PM twice beats a role PM never sent.
+                log.warning("sending %s again: the sent messages cannot be read (%s)", item.key, e)
+                self._tell_host_resent(item, str(e))
+                found = None
             if found is not None:
                 self._posted(item, found)
                 return 1
@@ -966,8 +1006,37 @@ class Moderator:
             item.uncertain = False
             item.error = str(e)[:500]
             item.save()
-            self._tell_host_of_failure(item, str(e))
+            if item.kind == "thread" and item.game is not None:
+                self._not_started(item, str(e))
+            else:
+                self._tell_host_of_failure(item, str(e))
         return 0
+
+    def _not_started(self, item: Outbox, error: str) -> None:
+        """The forum refused a game's opening post for good (a title or body that breaks a
+        rule): the game does not start, nothing else of it goes out, and the host is told
+        what the forum said and how to try again."""
+        game = Game.get_by_id(item.game)
+        with db.atomic():
+            Outbox.update(state="failed", error="the game did not start").where(
+                (Outbox.game == game.id) & (Outbox.state == "pending") & (Outbox.id != item.id)).execute()
+            game.status = "aborted"
+            game.next_deadline = None
+            game.save()
+            self._states.pop(game.id, None)
+            out = Outgoing(key=f"{game.tag}:not-started", kind="pm", to=game.host,
+                           subject=f"{game.tag}: the game could not start",
+                           body=ops.not_started(game.tag, item.title, error))
+            store.enqueue(out, None, self.clock(), priority=0)
+
+    def _tell_host_resent(self, item: Outbox, error: str) -> None:
+        if item.game is None:
+            return
+        game = Game.get_by_id(item.game)
+        out = Outgoing(key=f"{game.tag}:pm-resent", kind="pm", to=game.host,
+                       subject=f"{game.tag}: a PM may have gone out twice",
+                       body=ops.pm_resent(game.tag, item.to or "", error))
+        store.enqueue(out, game.id, self.clock(), priority=0)
 
     def _edit(self, item: Outbox, now: datetime) -> int:
         """A status-block edit of the opening post. Edits are idempotent: after an

@@ -85,6 +85,7 @@ class Inbound(BaseModel):
     commands = IntegerField(default=0)  # how many commands it held (comments are re-checked for edits)
     note = TextField(default="")
     tries = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])  # failed attempts to handle it
+    origin = CharField(default="", constraints=[SQL("DEFAULT ''")])  # "" a person; admin | subreddit
 
     class Meta:
         indexes = ((("forum", "ext_id"), True),)

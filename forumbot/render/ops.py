@@ -22,9 +22,32 @@ def defuse(text: str) -> str:
     return _LINK_DEF.sub(lambda m: m.group(1) + "\\[" + m.group(2) + "\\]:", text)
 
 
+def tag_line(tag: str) -> str:
+    """The last line of a PM about a game: replies may lose their subject (Reddit Chat)."""
+    return f"(Put {tag} in your message when you answer, so that it reaches the right game.)"
+
+
 def which_game(tags: list[str]) -> str:
     return (f"Several games run in this thread ({', '.join(tags)}): put the game's tag in the "
             f"bold command, like **{tags[-1]} APPROVE**. Nothing was changed.")
+
+
+def thread_unreadable(tag: str, why: str) -> str:
+    return (f"{tag}: I cannot read the game thread just now ({why}). I keep trying, and its "
+            "deadlines wait until I have read it, so no vote sent in time is lost. If the "
+            "subreddit went private or was banned, you can ABORT the game by PM.")
+
+
+def not_started(tag: str, title: str, error: str) -> str:
+    return (f"{tag}: the forum refused the game's opening post, so the game did not start and "
+            f"no roles went out. The forum said: {error}\n\nThe title was: {title}\n\nTo try "
+            "again, PM me the config once more with the subject `new game`, with a new `title:` "
+            "(and `intro:` if that was the problem).")
+
+
+def pm_resent(tag: str, to: str, error: str) -> str:
+    return (f"{tag}: a PM to {to} may not have gone out, and I cannot read my sent messages to "
+            f"check ({error}), so I sent it again. {to} may get it twice. (I tell you this once.)")
 
 
 def deadline_waits(tag: str, due: datetime, why: str) -> str:

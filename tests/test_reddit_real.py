@@ -1,0 +1,282 @@
+"""Reddit as it really answers (issue 11), through real praw against the fake: a subreddit
+that is private or gone, mail from admins, modmail and other bots, a reply answered with
+no comment, content errors, gaps that counts hide, inbox replies, subreddit case, PMs
+without their subject, and a sent-message listing that cannot be read."""
+from __future__ import annotations
+
+from collections import Counter
+
+import praw
+import pytest
+
+from forumbot import store
+from forumbot.moderator import Moderator
+from tests.driver import markers
+from tests.table import NAMES, RedditPeople, Table, config_text
+
+FORBIDDEN = {"message": "Forbidden", "error": 403, "reason": "private"}
+
+
+@pytest.fixture
+def no_prawcore_sleep(monkeypatch):
+    import prawcore.sessions
+
+    monkeypatch.setattr(prawcore.sessions.FiniteRetryStrategy, "_sleep_seconds", lambda self: None)
+
+
+@pytest.fixture
+def reddit(db, clock, fake_reddit, no_prawcore_sleep):
+    from adapters.reddit import RedditForum
+
+    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
+
+    def make(players=NAMES[:5], host="host", start=True, **kw) -> Table:
+        t = Table(forum, RedditPeople(fake_reddit), clock, players=list(players),
+                  make_moderator=lambda: Moderator(forum, clock=clock))
+        t.fake = fake_reddit
+        return t.start(host=host, **kw) if start else t
+    return make
+
+
+def start_game(t, host, subreddit, players, extra=""):
+    text = config_text(players, extra=extra).replace("subreddit: resistancegames", f"subreddit: {subreddit}")
+    t.people.pm(host, "new game", text)
+    t.cycle()
+    t.cycle()
+    return store.Game.select().order_by(store.Game.id.desc()).first()
+
+
+def bot_pms_to(fake, user):
+    return [m for m in fake.messages if m["author"] == "forumbot" and m["dest"].lower() == user.lower()]
+
+
+# --- 1. one subreddit that cannot be read stops only its own games -----------------------
+
+
+def test_a_private_subreddit_stops_only_its_games(reddit, clock):
+    t = reddit(start=False)
+    a = start_game(t, "hosta", "secretgames", NAMES[:5], "deadlines: {proposal: 1h}\n")
+    b = start_game(t, "hostb", "resistancegames", NAMES[5:10], "deadlines: {proposal: 1h}\n")
+    t.fake.faults = [lambda m, p: (403, FORBIDDEN) if p == "/r/secretgames/comments" else None] * 200
+    sa, sb = t.mod.state(a), t.mod.state(b)
+    team_b = [x.name for x in sb.active()][: sb.team_size()]
+    t.fake.comment(sb.leader, b.thread, "**PROPOSE: " + ", ".join(team_b) + "**")
+    t.fake.pm_bot("hosta", f"{a.tag}", f"STATUS {a.tag}")  # the inbox still works: hosts can act
+    leader_a = sa.leader
+    clock.advance(minutes=90)
+    t.cycle()
+    assert t.mod.state(b).phase == "team_vote"
+    assert t.mod.state(a).leader == leader_a, "a deadline of the unreadable subreddit closed"
+    told = [m for m in bot_pms_to(t.fake, "hosta") if "cannot read the game thread" in m["body"]]
+    assert len(told) == 1
+    assert any("missions played" in m["body"] or a.tag in m["body"] for m in bot_pms_to(t.fake, "hosta"))
+    t.cycle()
+    assert len([m for m in bot_pms_to(t.fake, "hosta") if "cannot read" in m["body"]]) == 1  # once
+    assert not [m for m in bot_pms_to(t.fake, "hostb") if "cannot read" in m["body"]]
+    t.fake.faults = []
+    for _ in range(20):  # read again after its backoff
+        t.cycle()
+    assert t.mod.state(a).leader != leader_a  # now its deadline closes
+
+
+# --- 2. mail no player sent ---------------------------------------------------------------
+
+
+def _mail(fake, author, subject, body, **fields):
+    m = fake.pm_bot(author, subject, body)
+    m.update(fields)
+    return m
+
+
+def test_the_bot_never_answers_admins_subreddits_or_replies_to_its_own(reddit):
+    t = reddit()
+    _mail(t.fake, "reddit", "Welcome", "Thanks for joining", distinguished="admin")
+    _mail(t.fake, None, "[modmail] hello", "a message from the mods", subreddit="resistancegames")
+    sent = [m for m in t.fake.messages if m["author"] == "forumbot"][0]
+    _mail(t.fake, "echobot", "re: " + sent["subject"], "I am a bot. Beep.", parent_id=sent["name"])
+    t.cycle()
+    t.cycle()
+    for who in ("reddit", "resistancegames", "echobot"):
+        assert not bot_pms_to(t.fake, who), who
+    rows = store.Inbound.select().where(store.Inbound.kind == "pm")
+    assert {r.origin for r in rows if r.author == "reddit"} == {"admin"}
+
+
+def test_a_bot_that_answers_every_pm_gets_one_pointer_a_day(reddit, clock):
+    t = reddit()
+    for i in range(5):
+        t.fake.pm_bot("chattybot", "hello", f"Hello! I am a bot. {i}")
+        t.cycle()
+        replies = bot_pms_to(t.fake, "chattybot")
+        if replies:  # it answers the bot's answer
+            t.fake.pm_bot("chattybot", "re: " + replies[-1]["subject"], "Hello! I am a bot.",
+                          parent=replies[-1]["id"])
+        t.cycle()
+    assert len(bot_pms_to(t.fake, "chattybot")) == 1
+
+
+def test_comment_replies_in_the_inbox_are_never_pms(reddit):
+    t = reddit()
+    c = t.fake.thread_comments(t.game.thread)[0]
+    reply = _mail(t.fake, "alice", "comment reply", "**APPROVE** nice post", was_comment=True,
+                  parent_id=c["name"], context=f"/r/resistancegames/comments/{c['link_id'][3:]}/x/{c['id']}/")
+    reply["name"] = "t1_" + reply["id"]
+    t.cycle()
+    assert not store.Inbound.select().where(store.Inbound.ext_id == reply["id"]).exists()
+    assert not bot_pms_to(t.fake, "alice")[len(bot_pms_to(t.fake, "alice")):]
+
+
+# --- 3. a reply answered with no comment ------------------------------------------------
+
+
+def test_a_comment_answered_with_no_comment_is_found_by_its_marker(reddit):
+    t = reddit()
+    empty = [lambda m, p: (200, {"json": {"errors": [], "data": {"things": []}}}, "commit")
+             if p == "/api/comment" else None]
+    t.fake.faults = empty
+    t.propose()  # the bot answers with the vote post; Reddit says nothing back
+    report = t.cycle()
+    assert not any("AttributeError" in e for e in report.errors)
+    t.cycle()
+    dup = [k for k, n in Counter(markers(t.fake.bot_posts())).items() if n > 1]
+    assert not dup
+    assert store.Outbox.select().where((store.Outbox.state == "pending")
+                                       & (store.Outbox.kind == "comment")).count() == 0
+
+
+# --- 4. content errors are permanent ------------------------------------------------------
+
+
+@pytest.mark.parametrize("error", ["SUBMIT_VALIDATION_TITLE_BLACKLISTED_STRING",
+                                   "SUBMIT_VALIDATION_BODY_BLACKLISTED_STRING"])
+def test_a_refused_opening_post_does_not_start_the_game(reddit, clock, error):
+    t = reddit(start=False)
+    t.fake.faults = [lambda m, p: (200, {"json": {"errors": [[error, "that is not allowed here", "title"]]}})
+                     if p == "/api/submit" else None] * 50
+    t.people.pm("host", "new game", config_text(NAMES[:5]))
+    for _ in range(4):
+        t.cycle()
+        clock.advance(minutes=5)
+    submits = [r for r in t.fake.requests if r[1] == "/api/submit"]
+    assert len(submits) == 1  # not tried again
+    told = [m["body"] for m in bot_pms_to(t.fake, "host")]
+    assert any("did not start" in b and "not allowed here" in b and "new `title:`" in b for b in told)
+    for n in NAMES[:5]:  # no one was dealt a role for a game that never started
+        assert not bot_pms_to(t.fake, n)
+    assert store.Game.get().status == "aborted"
+
+
+# --- 5. counts do not hide a gap ----------------------------------------------------------
+
+
+def test_a_new_vote_behind_a_deleted_comment_is_read_after_a_gap(reddit, monkeypatch):
+    import adapters.reddit as reddit_adapter
+
+    t = reddit()
+    other = t.fake.submit("someone", "resistancegames", "chatter", "hi")
+    t.fake.comment("bob", t.game.thread, "an old remark")
+    t.cycle()
+    t.cycle()
+    old = next(c for c in t.fake.comments if c["body"] == "an old remark")
+    t.fake.comments.remove(old)  # deleted: the thread's count goes down by one ...
+    t.say(t.state.leader, "**PROPOSE: " + ", ".join(t.default_team()) + "**")  # ... and up by one
+    for i in range(150):
+        t.fake.comment("chatty", other["id"], f"comment {i}")
+    monkeypatch.setattr(reddit_adapter, "MAX_PAGES", 1)  # the listing reaches back 100 comments
+    t.cycle()
+    assert t.forum.gaps >= 1
+    assert t.state.phase == "team_vote"
+
+
+def test_same_second_comments_are_counted_once_when_the_bookmark_vanishes(reddit, clock):
+    t = reddit()
+    for n in ("alice", "bob", "carol"):
+        t.fake.comment(n, t.game.thread, f"chat from {n}")  # all in one second
+    t.cycle()
+    counted = store.get_cursor("reddit")[f"n:t3_{t.game.thread.partition(':')[2]}"]
+    newest = store.get_cursor("reddit")["sub:resistancegames"]
+    t.fake.comments = [c for c in t.fake.comments if c["id"] != newest["id"]]  # the bookmark vanishes
+    t.cycle()
+    assert store.get_cursor("reddit")[f"n:t3_{t.game.thread.partition(':')[2]}"] == counted
+    assert t.forum.gaps == 0
+
+
+# --- 7. no inbox replies for the bot's threads ----------------------------------------------
+
+
+def test_threads_are_submitted_with_inbox_replies_off(reddit, monkeypatch):
+    from praw.models import Subreddit
+
+    seen = {}
+    submit = Subreddit.submit
+
+    def spy(self, title, **kw):
+        seen.update(kw)
+        return submit(self, title, **kw)
+
+    monkeypatch.setattr(Subreddit, "submit", spy)
+    reddit()
+    assert seen.get("send_replies") is False
+
+
+# --- 8. one subreddit, whatever its case ---------------------------------------------------
+
+
+def test_one_listing_per_subreddit_whatever_its_case(reddit):
+    t = reddit(start=False)
+    start_game(t, "hosta", "resistancegames", NAMES[:5])
+    start_game(t, "hostb", "ResistanceGames", NAMES[5:10])
+    n = len(t.fake.requests)
+    t.cycle()
+    listings = [p for _, p in t.fake.requests[n:] if p.endswith("/comments") and p.startswith("/r/")]
+    assert len(listings) == 1
+    assert len({k for k in store.get_cursor("reddit") if k.startswith("sub:")}) == 1
+
+
+# --- 9. PMs that lost their subject ----------------------------------------------------------
+
+
+def test_a_pm_with_no_subject_finds_its_game_by_the_tag_in_its_body(reddit):
+    t = reddit(start=False)
+    g1 = start_game(t, "hosta", "resistancegames", NAMES[:5])
+    g2 = start_game(t, "hostb", "resistancegames", NAMES[:5])
+    s2 = t.mod.state(g2)
+    t.fake.pm_bot(s2.leader, "", f"{g2.tag} PROPOSE: " + ", ".join([x.name for x in s2.active()][: s2.team_size()]))
+    t.cycle()
+    assert t.mod.state(g2).phase == "team_vote" and t.mod.state(g1).phase == "proposal"
+
+
+def test_a_pm_with_no_subject_and_no_tag_goes_to_the_only_game(reddit):
+    t = reddit()
+    s = t.state
+    t.fake.pm_bot(s.leader, "", "PROPOSE: " + ", ".join(t.default_team()))
+    t.cycle()
+    assert t.state.phase == "team_vote"
+
+
+def test_every_pm_about_a_game_asks_for_the_tag_in_the_message(reddit):
+    t = reddit()
+    t.fake.pm_bot("alice", t.game.tag, "HELP")
+    t.cycle()
+    pms = bot_pms_to(t.fake, "alice")
+    assert pms and all(t.game.tag in m["body"].split("\n")[-1] or t.game.tag in m["body"][-200:] for m in pms)
+
+
+# --- 10. a sent listing that cannot be read ---------------------------------------------------
+
+
+def test_an_uncertain_pm_is_sent_again_when_the_sent_listing_cannot_be_read(reddit, clock):
+    t = reddit()
+    t.fake.faults = [lambda m, p: (500, {"error": 500}, "commit") if p == "/api/compose" else None]
+    t.fake.faults += [lambda m, p: (403, FORBIDDEN) if p == "/message/sent" else None] * 100
+    t.fake.pm_bot("alice", t.game.tag, "HELP")
+    t.cycle()  # the answer lands, but the bot cannot know
+    before = len(bot_pms_to(t.fake, "alice"))
+    for _ in range(3):
+        clock.advance(minutes=6)
+        t.cycle()
+    item = store.Outbox.select().where(store.Outbox.to == "alice").order_by(store.Outbox.id.desc()).first()
+    assert item.state == "posted"
+    assert len(bot_pms_to(t.fake, "alice")) == before + 1  # sent again: twice beats never
+    told = [m for m in bot_pms_to(t.fake, "host") if "may get it twice" in m["body"]]
+    assert len(told) == 1
