@@ -83,6 +83,11 @@ class UncertainError(ForumError):
     """The request may or may not have landed (a timeout, a 5xx on a POST)."""
 
 
+class LoginFailed(ForumError):
+    """The forum refused the bot's login (a wrong password, a revoked token, 2FA): no read
+    or write can work until the operator fixes the settings."""
+
+
 class PermanentError(ForumError):
     """This post can never go out (a locked or deleted thread, a user who takes no PMs)."""
 

@@ -23,8 +23,8 @@ from praw.exceptions import RedditAPIException
 
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from .base import (Fetched, Inbound, Markup, Outgoing, PermanentError, Posted, TransientError,
-                   UncertainError)
+from .base import (Fetched, Inbound, LoginFailed, Markup, Outgoing, PermanentError, Posted,
+                   TransientError, UncertainError)
 
 PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
 PERMANENT_API_ERRORS = {
@@ -152,6 +152,8 @@ class RedditForum:
                        _with_thread(c, links[f"t3_{c.thread.partition(':')[2]}"]) for c in reversed(batch))
         try:
             pms = self._retrying(self._unread)
+        except prawcore.OAuthException as e:
+            raise LoginFailed(f"login failed: {e}") from e
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
@@ -300,6 +302,8 @@ class RedditForum:
             raise _api_error(e) from e
         except prawcore.TooManyRequests as e:
             raise TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0) from e
+        except prawcore.OAuthException as e:  # the login failed: nothing was sent
+            raise LoginFailed(f"login failed: {e}") from e
         except (prawcore.Forbidden, prawcore.NotFound) as e:
             raise PermanentError(str(e)) from e
         except prawcore.BadRequest as e:  # an HTML 400: Reddit will not take this as it is
@@ -316,16 +320,16 @@ class RedditForum:
         try:
             if out.kind == "thread":
                 for s in me.submissions.new(limit=PAGE):
-                    if mark in s.selftext or "":
+                    if mark in (s.selftext or ""):
                         sub = str(s.subreddit)
                         return Posted(f"{sub}:{s.id}", f"https://www.reddit.com/r/{sub}/comments/{s.id}/")
             elif out.kind == "comment":
                 for c in me.comments.new(limit=PAGE):
-                    if mark in c.body or "":
+                    if mark in (c.body or ""):
                         return Posted(c.id)
             elif out.kind == "pm":
                 for m in self.reddit.inbox.sent(limit=PAGE):
-                    if mark in m.body or "":
+                    if mark in (m.body or ""):
                         return Posted(m.id)
         except prawcore.PrawcoreException as e:
             raise TransientError(f"looking for {out.key}: {e}") from e
@@ -411,6 +415,8 @@ def _api_error(e: RedditAPIException) -> Exception:
             return TransientError(str(e), wait + 1)
         if item.error_type in PERMANENT_API_ERRORS or item.error_type.startswith(PERMANENT_PREFIXES):
             return PermanentError(item.message or str(e))
+    if isinstance(e.__cause__, prawcore.BadRequest):  # a 400 with no JSON (praw wraps its HTML)
+        return PermanentError(f"Reddit refused it: {_reason(e.__cause__)}")
     return TransientError(str(e), 60.0)
 
 

@@ -89,7 +89,9 @@ def costs(games: int) -> dict:
     fake.stop()
     kinds = lambda reqs: Counter(f"{m} {p}" for m, p in reqs if "access_token" not in p)  # noqa: E731
     reads = lambda reqs: sum(1 for m, p in reqs if m == "GET")  # noqa: E731
+    marks = lambda reqs: sum(1 for m, p in reqs if p == "/api/read_message")  # noqa: E731
     return {"G": games, "quiet": len(quiet), "quiet_kinds": kinds(quiet), "busy_reads": reads(busy),
+            "quiet_marks": marks(quiet), "busy_marks": marks(busy),
             "busy_writes": len(busy) - reads(busy), "busy_kinds": kinds(busy),
             "quiet_cpu": quiet_cpu, "busy_cpu": busy_cpu}
 
@@ -98,10 +100,11 @@ def main(sizes: list[int]) -> None:
     rows = [costs(g) for g in sizes]
     base = rows[0]
     print(f"{'G':>6} {'quiet':>6} {'ratio':>6} {'busy reads':>11} {'ratio':>6} {'busy writes':>12}"
-          f" {'quiet CPU s':>12} {'busy CPU s':>11}")
+          f" {'read_message q/b':>17} {'quiet CPU s':>12} {'busy CPU s':>11}")
     for r in rows:
         print(f"{r['G']:>6} {r['quiet']:>6} {r['quiet'] / base['quiet']:>6.2f} {r['busy_reads']:>11}"
               f" {r['busy_reads'] / base['busy_reads']:>6.2f} {r['busy_writes']:>12}"
+              f" {str(r['quiet_marks']) + '/' + str(r['busy_marks']):>17}"
               f" {r['quiet_cpu']:>12.3f} {r['busy_cpu']:>11.3f}")
     for r in rows:
         print(f"G={r['G']} quiet: {dict(r['quiet_kinds'])}")

@@ -91,6 +91,7 @@ class Moderator:
         self.horizon = Horizon(forum.name)
         self._opened: set[tuple[int, int]] = set()  # (game, phase) opened in this cycle
         self._dirty: set[int] = set()  # games whose cached state the open transaction changed
+        self._people_cache: tuple[set[str], set[str]] | None = None  # see _people
         self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
         self.hosts = {h.casefold() for h in hosts} if hosts else set()
         self._states: dict[int, GameState] = {}
@@ -102,6 +103,7 @@ class Moderator:
     def cycle(self) -> CycleReport:
         report = CycleReport()
         self._opened = set()
+        self._people_cache = None
         try:
             try:
                 report.fetched = self.fetch()
@@ -357,22 +359,32 @@ class Moderator:
         self._reply(row, None, "I found no command in your message. PM me HELP for the "
                     "commands, or `new game` as the subject to start a game.", 0)
 
+    def _people(self) -> tuple[set[str], set[str]]:
+        """(hosts and cohosts, everyone else the bot knows) of the games that run or take
+        sign-ups, case-folded; worked out once a cycle (and after a new game or seat)."""
+        if self._people_cache is None:
+            hosts: set[str] = set()
+            known: set[str] = set()
+            for g in self._running_games() + self._signup_games():
+                cfg = g.game_config()
+                hosts.update(h.casefold() for h in (cfg.host, *cfg.cohosts))
+                known.update(r.casefold() for r in (*cfg.reserves, *cfg.spectators))
+                if g.status == "running":
+                    known.update(n.casefold() for n in self.state(g).names)
+            self._people_cache = (hosts, known | hosts)
+        return self._people_cache
+
     def _known(self, user: str) -> bool:
         """Someone the bot answers whatever they write: a player, host, cohost, spectator
         or reserve of a running game, or a host on the allow-list."""
         folded = user.casefold()
-        if folded in self.hosts:
-            return True
-        for g in self._running_games() + self._signup_games():
-            cfg = g.game_config()
-            if cfg.is_host(user) or any(r.casefold() == folded for r in cfg.reserves):
-                return True
-            if g.status == "running" and (self._seat_name(g, user) or self._watches(g, user)):
-                return True
-        return False
+        return folded in self.hosts or folded in self._people()[1]
 
     def _pointer(self, row: Inbound) -> None:
-        """A stranger's message with no command: one pointer to HELP a day, no more."""
+        """A stranger's message with no command: one pointer to HELP a day, no more, and
+        none for mail that waited unread over a day (a new bot's old inbox)."""
+        if (self.clock() - at_or_now(row, self.clock)).total_seconds() > POINTER_EVERY:
+            return
         since = store.naive(at_or_now(row, self.clock) - timedelta(seconds=POINTER_EVERY))
         if self._flooding(row) or Outbox.select().where(
                 Outbox.key.startswith(f"pointer:{self.forum.name}:")
@@ -670,6 +682,8 @@ class Moderator:
 
     def _commit_events(self, game: Game, events) -> None:
         first = store.append_events(game, events)
+        if any(e.type in ("game_started", "player_replaced") for e in events):
+            self._people_cache = None
         before = self._states[game.id].phase_id if game.id in self._states else None
         state = self.state(game, refresh_from=events)
         self._dirty.add(game.id)
@@ -736,7 +750,7 @@ class Moderator:
 
     def _hosts_any(self, user: str) -> bool:
         """A host or cohost of a game that runs or takes sign-ups: always answered."""
-        return any(g.game_config().is_host(user) for g in self._running_games() + self._signup_games())
+        return user.casefold() in self._people()[0]
 
     def _flooding(self, row: Inbound) -> bool:
         """Has this sender had REPLIES_PER_AUTHOR answers in the last REPLY_WINDOW seconds?"""

@@ -82,21 +82,16 @@ def test_a_private_subreddit_stops_only_its_games(reddit, clock):
 # --- 2. mail no player sent ---------------------------------------------------------------
 
 
-def _mail(fake, author, subject, body, **fields):
-    m = fake.pm_bot(author, subject, body)
-    m.update(fields)
-    return m
-
-
 def test_the_bot_never_answers_admins_subreddits_or_replies_to_its_own(reddit):
     t = reddit()
-    _mail(t.fake, "reddit", "Welcome", "Thanks for joining", distinguished="admin")
-    _mail(t.fake, None, "[modmail] hello", "a message from the mods", subreddit="resistancegames")
+    t.fake.inbox_admin("Welcome", "Thanks for joining")
+    t.fake.inbox_admin("Mod news", "This month in moderation", author="ModNewsletter")
+    t.fake.inbox_modmail("resistancegames", "[modmail] hello", "a message from the mods")
     sent = [m for m in t.fake.messages if m["author"] == "forumbot"][0]
-    _mail(t.fake, "echobot", "re: " + sent["subject"], "I am a bot. Beep.", parent_id=sent["name"])
+    t.fake.inbox_bot_mail("echobot", "re: " + sent["subject"], "I am a bot. Beep.", parent=sent["id"])
     t.cycle()
     t.cycle()
-    for who in ("reddit", "resistancegames", "echobot"):
+    for who in ("reddit", "ModNewsletter", "resistancegames", "echobot"):
         assert not bot_pms_to(t.fake, who), who
     rows = store.Inbound.select().where(store.Inbound.kind == "pm")
     assert {r.origin for r in rows if r.author == "reddit"} == {"admin"}
@@ -104,26 +99,54 @@ def test_the_bot_never_answers_admins_subreddits_or_replies_to_its_own(reddit):
 
 def test_a_bot_that_answers_every_pm_gets_one_pointer_a_day(reddit, clock):
     t = reddit()
-    for i in range(5):
-        t.fake.pm_bot("chattybot", "hello", f"Hello! I am a bot. {i}")
+    t.fake.inbox_bot_mail("chattybot", "hello", "Hello! I am a bot.")
+    for _ in range(5):
         t.cycle()
         replies = bot_pms_to(t.fake, "chattybot")
-        if replies:  # it answers the bot's answer
-            t.fake.pm_bot("chattybot", "re: " + replies[-1]["subject"], "Hello! I am a bot.",
-                          parent=replies[-1]["id"])
-        t.cycle()
+        if replies:  # it answers the bot's answer, every time
+            t.fake.inbox_bot_mail("chattybot", "re: " + replies[-1]["subject"], "Hello! I am a bot.",
+                                  parent=replies[-1]["id"])
+        clock.advance(minutes=1)
     assert len(bot_pms_to(t.fake, "chattybot")) == 1
 
 
 def test_comment_replies_in_the_inbox_are_never_pms(reddit):
     t = reddit()
-    c = t.fake.thread_comments(t.game.thread)[0]
-    reply = _mail(t.fake, "alice", "comment reply", "**APPROVE** nice post", was_comment=True,
-                  parent_id=c["name"], context=f"/r/resistancegames/comments/{c['link_id'][3:]}/x/{c['id']}/")
-    reply["name"] = "t1_" + reply["id"]
+    bot_comment = next(c for c in t.fake.thread_comments(t.game.thread) if c["author"] == "forumbot")
+    before = len(bot_pms_to(t.fake, "alice"))
+    t.fake.inbox_comment_reply("alice", t.game.thread, "nice post", parent=bot_comment["name"])
     t.cycle()
-    assert not store.Inbound.select().where(store.Inbound.ext_id == reply["id"]).exists()
-    assert not bot_pms_to(t.fake, "alice")[len(bot_pms_to(t.fake, "alice")):]
+    assert not store.Inbound.select().where((store.Inbound.kind == "pm") & (store.Inbound.author == "alice")).exists()
+    assert len(bot_pms_to(t.fake, "alice")) == before  # answered at most in the thread, never by PM
+
+
+def test_a_real_inbox_beside_a_game_changes_nothing_and_gets_no_pm(db, clock, no_prawcore_sleep, tmp_path):
+    """A game plays the same with a recorded real inbox (admin mail, modmail, other bots,
+    comment and post replies) beside it, and no one outside the game gets a PM."""
+    from adapters.reddit import RedditForum
+    from tests.driver import outcome, play
+    from tests.fakereddit import FakeReddit
+
+    def run(with_mail: bool):
+        fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+        try:
+            forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), backoff=0, max_wait=0)
+            t = Table(forum, RedditPeople(fake), clock, make_moderator=lambda: Moderator(forum, clock=clock))
+            t.start()
+            if with_mail:
+                strangers = {str(m.get("author")) for m in fake.load_recorded_inbox()}
+            play(t, seed=5)
+            sent_to = {m["dest"].lower() for m in fake.messages if m["author"] == "forumbot"}
+            return outcome(t.export()), sent_to, (strangers if with_mail else set())
+        finally:
+            fake.stop()
+
+    calm, calm_to, _ = run(False)
+    store.close()
+    store.connect(f"sqlite:///{tmp_path}/second.db")
+    busy, busy_to, strangers = run(True)
+    assert busy == calm
+    assert busy_to == calm_to and not (busy_to & {s.lower() for s in strangers if s})
 
 
 # --- 3. a reply answered with no comment ------------------------------------------------
