@@ -55,9 +55,13 @@ def _read_wait(backoff: float, max_wait: float):
 def marker(out: Outgoing | str) -> str:
     """The invisible mark of an outbox item: its token, keyed with the database's secret, so
     that no player can plant it and a new database never adopts an old one's posts."""
+    return "[](#fb-" + _token(out) + ")"
+
+
+def _token(out: Outgoing | str) -> str:
     if isinstance(out, str):  # a bare key (tests, tools): unkeyed
-        return "[](#fb-" + hashlib.sha256(out.encode()).hexdigest()[:16] + ")"
-    return "[](#fb-" + (out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]) + ")"
+        return hashlib.sha256(out.encode()).hexdigest()[:16]
+    return out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]
 
 
 _PLANTED = re.compile(r"\[[^\]\n]*\]\(\s*#fb-[^)\n]*\)")
@@ -297,7 +301,7 @@ class RedditForum:
                 return Posted(c.id)
             if out.kind == "pm":
                 self.reddit.redditor(out.to).message(subject=out.subject[:100] or "forumbot", message=body)
-                return Posted("pm:" + marker(out)[6:-1])
+                return Posted("pm:" + _token(out))  # compose answers with no id
         except RedditAPIException as e:
             raise _api_error(e) from e
         except prawcore.TooManyRequests as e:

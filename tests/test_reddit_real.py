@@ -100,13 +100,14 @@ def test_the_bot_never_answers_admins_subreddits_or_replies_to_its_own(reddit):
 def test_a_bot_that_answers_every_pm_gets_one_pointer_a_day(reddit, clock):
     t = reddit()
     t.fake.inbox_bot_mail("chattybot", "hello", "Hello! I am a bot.")
-    for _ in range(5):
-        t.cycle()
+    t.cycle()
+    for _ in range(4):
+        clock.advance(hours=25)  # past the one-pointer-a-day limit: only silence stops the loop
         replies = bot_pms_to(t.fake, "chattybot")
-        if replies:  # it answers the bot's answer, every time
+        if replies:  # it answers the bot's last answer, every time
             t.fake.inbox_bot_mail("chattybot", "re: " + replies[-1]["subject"], "Hello! I am a bot.",
                                   parent=replies[-1]["id"])
-        clock.advance(minutes=1)
+        t.cycle()
     assert len(bot_pms_to(t.fake, "chattybot")) == 1
 
 
@@ -248,12 +249,18 @@ def test_threads_are_submitted_with_inbox_replies_off(reddit, monkeypatch):
 def test_one_listing_per_subreddit_whatever_its_case(reddit):
     t = reddit(start=False)
     start_game(t, "hosta", "resistancegames", NAMES[:5])
-    start_game(t, "hostb", "ResistanceGames", NAMES[5:10])
+    b = start_game(t, "hostb", "ResistanceGames", NAMES[5:10])
+    b.thread = "ResistanceGames:" + b.thread.partition(":")[2]  # as an older version stored it
+    b.save()
     n = len(t.fake.requests)
     t.cycle()
     listings = [p for _, p in t.fake.requests[n:] if p.endswith("/comments") and p.startswith("/r/")]
     assert len(listings) == 1
     assert len({k for k in store.get_cursor("reddit") if k.startswith("sub:")}) == 1
+    sb = t.mod.state(b)
+    t.fake.comment(sb.leader, b.thread, "**PROPOSE: " + ", ".join([x.name for x in sb.active()][: sb.team_size()]) + "**")
+    t.cycle()
+    assert t.mod.state(b).phase == "team_vote"  # its comments still reach it
 
 
 # --- 9. PMs that lost their subject ----------------------------------------------------------
@@ -303,3 +310,76 @@ def test_an_uncertain_pm_is_sent_again_when_the_sent_listing_cannot_be_read(redd
     assert len(bot_pms_to(t.fake, "alice")) == before + 1  # sent again: twice beats never
     told = [m for m in bot_pms_to(t.fake, "host") if "may get it twice" in m["body"]]
     assert len(told) == 1
+
+
+# --- 6. filling a gap reads every comment, "load more" included -----------------------------
+
+
+def test_filling_a_gap_expands_every_more_object(reddit, monkeypatch):
+    import adapters.reddit as reddit_adapter
+
+    t = reddit()
+    t.fake.more_after = 5  # Reddit shows a few comments and hides the rest behind `more`
+    t.fake.morechildren_limit = 20
+    other = t.fake.submit("someone", "resistancegames", "chatter", "hi")
+    t.cycle()
+    for i in range(60):
+        t.fake.comment(f"lurker{i}", t.game.thread, f"remark {i}")
+    t.say(t.state.leader, "**PROPOSE: " + ", ".join(t.default_team()) + "**")
+    for i in range(60):
+        t.fake.comment(f"lurker{i}", t.game.thread, f"later remark {i}")
+    for i in range(150):
+        t.fake.comment("chatty", other["id"], f"comment {i}")
+    monkeypatch.setattr(reddit_adapter, "MAX_PAGES", 1)
+    t.cycle()
+    assert t.forum.gaps >= 1
+    assert t.state.phase == "team_vote"
+    stored = store.Inbound.select().where(store.Inbound.thread == t.game.thread).count()
+    assert stored >= 121  # every comment of the thread came in, not only the first pages
+
+
+def test_a_thread_not_yet_read_after_a_gap_holds_its_deadline(reddit, monkeypatch, clock):
+    import adapters.reddit as reddit_adapter
+
+    t = reddit(extra="deadlines: {proposal: 1h}\n")
+    other = t.fake.submit("someone", "resistancegames", "chatter", "hi")
+    t.cycle()
+    leader = t.state.leader
+    t.say(leader, "**PROPOSE: " + ", ".join(t.default_team()) + "**")
+    for i in range(150):
+        t.fake.comment("chatty", other["id"], f"comment {i}")
+    monkeypatch.setattr(reddit_adapter, "MAX_PAGES", 1)
+    monkeypatch.setattr(reddit_adapter, "GAP_THREAD_READS", 0)  # no thread read this time
+    clock.advance(minutes=90)
+    t.cycle()
+    assert t.state.leader == leader and t.state.phase == "proposal"  # waits: not read in full
+    monkeypatch.setattr(reddit_adapter, "GAP_THREAD_READS", 25)
+    t.cycle()
+    assert t.state.phase == "team_vote"  # the proposal was in time
+
+
+# --- 7. the bot's threads fill no inbox ------------------------------------------------------
+
+
+def test_comments_on_the_bots_thread_do_not_fill_its_inbox(reddit):
+    t = reddit(start=False)
+    t.fake.reply_notifications = True  # Reddit notifies... unless the thread says no
+    t.start()
+    t.say("alice", "just chatting")
+    t.cycle()
+    assert not [m for m in t.fake.messages if m["name"].startswith("t1_") and m["dest"] == "forumbot"]
+
+
+# --- 9. a reply to a bot PM, found by its parent ------------------------------------------------
+
+
+def test_a_reply_with_no_subject_and_no_tag_finds_its_game_by_the_pm_it_answers(reddit):
+    t = reddit(start=False)
+    g1 = start_game(t, "hosta", "resistancegames", NAMES[:5])
+    g2 = start_game(t, "hostb", "resistancegames", NAMES[:5])
+    s2 = t.mod.state(g2)
+    role = next(m for m in bot_pms_to(t.fake, s2.leader) if g2.tag in m["subject"])
+    t.fake.pm_bot(s2.leader, "", "PROPOSE: " + ", ".join([x.name for x in s2.active()][: s2.team_size()]),
+                  parent=role["id"])
+    t.cycle()
+    assert t.mod.state(g2).phase == "team_vote" and t.mod.state(g1).phase == "proposal"
