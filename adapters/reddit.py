@@ -35,6 +35,7 @@ PERMANENT_API_ERRORS = {
 MARK_READ_BATCH = 25
 PAGE = 100
 MAX_PAGES = 10
+MAX_IDS = 2000  # ids of the bookmark's second kept (most comments of a busy listing share one)
 GAP_THREAD_READS = 25  # game threads read in full per fetch after a gap (the rest wait)
 SUB_BACKOFF_MAX = 15  # fetches a failing subreddit is skipped at most (it doubles from 0)
 
@@ -130,8 +131,7 @@ class RedditForum:
                 newest, batch, gap, counted = self._retrying(self._listing, sub, links, seen)
                 if gap:  # the listing did not reach back to the bookmark: any thread may miss some
                     self.gaps += 1
-                    for link in links:
-                        unverified.setdefault(link, seen["t"])
+                    unverified = self._unverified_after_gap(links, unverified, seen["t"], cursor)
                 for link, n in counted.items():
                     new_cursor[f"n:{link}"] = cursor.get(f"n:{link}", 0) + n
                 unverified = {k: v for k, v in unverified.items() if k in links}
@@ -163,15 +163,24 @@ class RedditForum:
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor, failed, partial)
 
+    def _unverified_after_gap(self, links, unverified: dict, since: float, cursor) -> dict:
+        """Every game thread of the subreddit must be read in full (a count alone can hide a
+        new comment behind a deleted one); those whose comment count changed go first (one
+        info() request per 100 threads, once per gap)."""
+        counts = self._retrying(self._num_comments, sorted(links))
+        changed = [link for link in sorted(links) if counts.get(link, 0) != cursor.get(f"n:{link}", 0)]
+        rest = [link for link in sorted(links) if link not in changed]
+        out = dict(unverified)
+        for link in changed + rest:
+            out[link] = min(out.get(link, since), since)
+        return out
+
     def _verify(self, sub, links, unverified, batch, reads, cursor, new_cursor) -> int:
-        """After a gap, read game threads in full until every comment newer than the
-        bookmark is in: those whose comment count changed first, the rest after (a count
-        alone can hide a new comment behind a deleted one). What the read budget does not
-        reach stays unverified for the next fetch; only threads read in full leave it."""
-        counts = self._retrying(self._num_comments, sorted(unverified)) if reads else {}
-        order = sorted(unverified, key=lambda link: (counts.get(link, 0) == cursor.get(f"n:{link}", 0), link))
+        """After a gap, read game threads in full (in the order they were put in) until
+        every comment newer than the bookmark is in. What the read budget does not reach
+        stays unverified for the next fetch; only threads read in full leave it."""
         have = {c.id for c in batch}
-        for link in order:
+        for link in list(unverified):
             if reads <= 0:
                 break
             reads -= 1
@@ -182,8 +191,6 @@ class RedditForum:
                     batch.append(c)
             del unverified[link]
             self.gap_threads += 1
-            if link in counts:
-                new_cursor[f"n:{link}"] = counts[link]
         batch.sort(key=lambda c: c.created, reverse=True)
         return reads
 
@@ -215,8 +222,8 @@ class RedditForum:
                 top = {"t": t, "id": c.id, "ids": []}
             if t == top["t"]:
                 top["ids"].append(c.id)
-            if seen is not None and t < seen["t"]:
-                reached = True
+            if seen is not None and (t < seen["t"] or c.id == seen.get("id")):
+                reached = True  # back to the bookmark (or, if it vanished, past its second)
                 break
             if seen is not None and t == seen["t"] and c.id in seen_ids:
                 reached = True  # the bookmark itself (or its second's neighbours): read last time
@@ -228,7 +235,7 @@ class RedditForum:
         if top is not None and (seen is None or top["t"] > seen["t"]):
             newest = top
         elif top is not None and seen is not None and top["t"] == seen["t"]:
-            newest = {"t": seen["t"], "id": top["id"], "ids": sorted(seen_ids | set(top["ids"]))}
+            newest = {"t": seen["t"], "id": top["id"], "ids": sorted(seen_ids | set(top["ids"]))[-MAX_IDS:]}
         # A gap: the listing ran out (Reddit keeps about 1,000) before reaching back to the
         # bookmark's second, so older new comments may be missing from it.
         gap = seen is not None and not reached and read > 0 and bool(seen.get("t"))
