@@ -74,7 +74,7 @@ def test_the_abandoned_end_post_says_nobody_proposed_and_reveals_the_roles():
     for _ in range(10):
         batch = miss(g)
     post = next(m.body for m in render_events(g.state, batch, "G1") if m.to is None)
-    assert "nobody proposed" in post and "winner: none (abandoned)" in post
+    assert "nobody proposed" in post and "no winner" in post and "winner:" not in post
     for s in g.state.seats:  # every player beside their role, as ABORT shows them
         assert re.search(rf"\| {s.name} \| {s.role.title()} \|", post), (s.name, post)
     assert "abandoned" in public_status(g.state, "G1")
@@ -213,8 +213,8 @@ def test_through_the_moderator_the_host_is_told_and_the_game_is_abandoned(local_
     assert e["events"][-1]["type"] == "game_ended" and e["events"][-1]["data"]["reason"] == "abandoned"
     assert sum(1 for x in e["events"] if x["type"] == "proposal_missed") == 10
     posts = t.people.thread(t.game.thread)
-    assert any("winner: none (abandoned)" in p for p in posts)
-    assert t.game.status != "running"
+    assert any("The game is abandoned: nobody proposed a team." in p for p in posts)
+    assert t.game.status == "abandoned" and e["status"] == "abandoned"
 
 
 # --- deadlines moved after the bot was down --------------------------------------------------
