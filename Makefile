@@ -26,4 +26,4 @@ bench: $(STAMP)
 	$(PY) bench/cycle.py
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db*
+	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db* forumbot-local.db*

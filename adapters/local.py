@@ -107,6 +107,26 @@ class LocalForum:
             keys += [r[0] for r in self.db.execute(f"SELECT key FROM {table} WHERE key IS NOT NULL")]
         return keys
 
+    def find_thread(self, ref: str) -> str | None:
+        """A thread as a person names it: `t1`, `1`, `local:t1`, or a game tag (`G1`) in its
+        title or in the bot's opening comment of an existing thread."""
+        ref = str(ref).strip()
+        if m := re.fullmatch(r"(?:local:)?t?(\d+)", ref, re.I):
+            row = self.db.execute("SELECT id FROM threads WHERE id=?", (int(m.group(1)),)).fetchone()
+            return f"t{row['id']}" if row else None
+        if re.fullmatch(r"[Gg]\d+", ref):
+            mark = f"({ref.upper()})"
+            for t in self.threads():
+                if (t["title"] or "").rstrip().endswith(mark):
+                    return f"t{t['id']}"
+            row = self.db.execute("SELECT thread FROM comments WHERE lower(author)=lower(?) AND "
+                                  "instr(body, ?) > 0 ORDER BY id", (self.bot_name, mark)).fetchone()
+            return f"t{row['thread']}" if row else None
+        return None
+
+    def thread_row(self, thread: str) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM threads WHERE id=?", (_num(thread),)).fetchone()
+
     def lock_thread(self, thread: str) -> None:
         self.db.execute("UPDATE threads SET locked=1 WHERE id=?", (_num(thread),))
 

@@ -158,6 +158,10 @@ class RedditForum:
             pms = self._retrying(self._unread)
         except prawcore.OAuthException as e:
             raise LoginFailed(f"login failed: {e}") from e
+        except prawcore.ResponseException as e:
+            if _at_token_endpoint(e):
+                raise LoginFailed(f"login failed: {e}") from e
+            raise TransientError(f"inbox: {e}") from e
         except prawcore.PrawcoreException as e:
             raise TransientError(f"inbox: {e}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
@@ -315,13 +319,15 @@ class RedditForum:
             raise TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0) from e
         except prawcore.OAuthException as e:  # the login failed: nothing was sent
             raise LoginFailed(f"login failed: {e}") from e
-        except (prawcore.Forbidden, prawcore.NotFound) as e:
-            raise PermanentError(str(e)) from e
-        except prawcore.BadRequest as e:  # an HTML 400: Reddit will not take this as it is
-            raise PermanentError(f"Reddit refused it: {_reason(e)}") from e
-        except (prawcore.ServerError, prawcore.RequestException) as e:
-            raise UncertainError(str(e)) from e
-        except prawcore.PrawcoreException as e:
+        except prawcore.ResponseException as e:
+            if _at_token_endpoint(e):  # a revoked refresh token, a wrong client id: nothing sent
+                raise LoginFailed(f"login failed: {e}") from e
+            if isinstance(e, (prawcore.Forbidden, prawcore.NotFound)):
+                raise PermanentError(str(e)) from e
+            if isinstance(e, prawcore.BadRequest):  # a 400: Reddit will not take this as it is
+                raise PermanentError(f"Reddit refused it: {_reason(e)}") from e
+            raise UncertainError(str(e)) from e  # a 5xx: it may have landed
+        except prawcore.PrawcoreException as e:  # a timeout, a dropped connection
             raise UncertainError(str(e)) from e
         raise PermanentError(f"unknown outbox kind {out.kind}")
 
@@ -436,6 +442,11 @@ def _reason(e: prawcore.ResponseException) -> str:
     text = getattr(getattr(e, "response", None), "text", "") or str(e)
     text = re.sub(r"<[^>]+>", " ", text)
     return " ".join(text.split())[:300] or str(e)
+
+
+def _at_token_endpoint(e: prawcore.ResponseException) -> bool:
+    url = str(getattr(getattr(e, "response", None), "url", "") or "")
+    return url.rstrip("/").endswith("/api/v1/access_token")
 
 
 def _origin(item) -> str:

@@ -15,6 +15,7 @@ from .moderator import Moderator
 from .rules.presets import spy_count
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
 
+POLL = 30  # seconds: the demo's bot reads the forum this long after the players act
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
 START = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 
@@ -85,39 +86,73 @@ def play(preset: str, players: int, seed: int, echo=print,
     forum.send_pm("host", forum.bot_name, "new game", demo_config(preset, names, seed))
     mod = Moderator(forum, clock=clock)
     sims = {n: SimPlayer(n, random.Random(rng.random())) for n in names}
-    printed = 0
+    shown = {"thread": 0, "pm": 0}
     game = None
-    for _ in range(2000):
+    pause = 0  # minutes the players take before they act again
+
+    def cycle() -> None:
+        nonlocal game
         mod.cycle()
         if game is None:
             game = store.Game.select().order_by(store.Game.id.desc()).first()
         if game.thread:
-            printed = _print_thread(forum, game.thread, printed, echo)
+            _print_thread(forum, game, shown, echo)
         game = store.Game.get_by_id(game.id)
+
+    for _ in range(2000):
+        cycle()
+        # The players take their time; the bot keeps its deadlines meanwhile.
+        end = clock.at + timedelta(minutes=pause)
+        while game.status == "running" and (nxt := mod.next_deadline()) is not None and nxt <= end:
+            clock.at = max(clock.at, nxt)
+            cycle()
+        clock.at = max(clock.at, end)
         if game.status != "running":
             break
         for p in sims.values():
             p.read_pms(forum)
         acted = _act(mod, game, forum, sims, rng)
-        clock.advance(minutes=rng.randint(20, 90))
+        pause = rng.randint(20, 90)
+        clock.advance(seconds=POLL)  # the bot reads what they did at its next poll
         if not acted:
             nxt = mod.next_deadline()
             if nxt is not None and nxt > clock.at:
                 clock.at = nxt
+            pause = 0
     result = export_game(game)
     echo(f"winner: {result['winner']} ({result['win_reason']})")
     return result, forum
 
 
-def _print_thread(forum: LocalForum, thread: str, printed: int, echo) -> int:
-    if printed == 0:
+def _print_thread(forum: LocalForum, game, shown: dict, echo) -> None:
+    """What is new in the thread since last time, in order. PMs to the bot show as a marked
+    line among the comments (who sent one, never what it says), so that a vote that came by
+    PM is not invisible."""
+    if shown["thread"] == 0 and shown.get("opening") is None:
         t = forum.threads()[0]
         echo(f"=== {t['title']} ===\n[{t['created'][:16]}] {t['author']}:\n{t['body']}\n")
-        printed = 0
-    rows = forum.thread_comments(thread)
-    for r in rows[printed:]:
-        echo(f"[{r['created'][:16]}] {r['author']}:\n{r['body']}\n")
-    return len(rows)
+        shown["opening"] = t["id"]
+    rows = forum.thread_comments(game.thread)[shown["thread"]:]
+    pms = [r for r in forum.messages_to(forum.bot_name)[shown["pm"]:] if r["subject"] != "new game"]
+    shown["thread"] += len(rows)
+    shown["pm"] = len(forum.messages_to(forum.bot_name))
+    items = [(r["created"], 0, r["id"], r) for r in rows] + [(r["created"], 1, r["id"], r) for r in pms]
+    for _, kind, _, r in sorted(items, key=lambda x: (x[0], x[1], x[2])):
+        if kind == 0:
+            echo(f"[{r['created'][:16]}] {r['author']}:\n{r['body']}\n")
+        else:
+            echo(f"[{r['created'][:16]}] {r['sender']} (by PM to {forum.bot_name}): "
+                 f"{_pm_kind(r['body'])}\n")
+
+
+def _pm_kind(body: str) -> str:
+    """What a player's PM to the bot was, without what it said."""
+    word = body.strip().split()[-1].upper() if body.strip() else ""
+    if word in ("APPROVE", "REJECT", "ABSTAIN"):
+        return "a team vote (shown when the vote closes)"
+    if word in ("SUPPORT", "SABOTAGE"):
+        return "a mission order (secret)"
+    return "a private message"
 
 
 def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rng) -> bool:

@@ -37,17 +37,44 @@ MAX_INTRO = 5000
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)
+_FENCE_ANYWHERE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(?P<body>.*?)\n[ \t]*\1[ \t]*$", re.S | re.M)
 
 
 def _unwrap(text: str) -> str:
-    """The YAML may sit in a fenced or indented code block."""
+    """The YAML may sit in a fenced or indented code block, with words around it ("Hi bot,
+    here is my game:"): the first fenced block is the config, or else an indented block
+    after a blank line."""
+    text = text.replace("\r\n", "\n")
     if m := _FENCE.match(text):
         return m.group("body")
     lines = text.split("\n")
     body = [ln for ln in lines if ln.strip()]
     if body and all(ln.startswith("    ") for ln in body):
         return "\n".join(ln[4:] for ln in lines)
+    if _is_mapping(text):  # plain YAML (an `intro:` may hold a fence of its own)
+        return text
+    if m := _FENCE_ANYWHERE.search(text):
+        return m.group("body")
+    # Markdown's indented block after words: every line of it starts with 4 spaces, and a
+    # blank line comes before it.
+    for i, ln in enumerate(lines):
+        if ln.startswith("    ") and ln.strip() and (i == 0 or not lines[i - 1].strip()):
+            block = []
+            for rest in lines[i:]:
+                if rest.strip() and not rest.startswith("    "):
+                    break
+                block.append(rest[4:])
+            candidate = "\n".join(block)
+            if _is_mapping(candidate):
+                return candidate
     return text
+
+
+def _is_mapping(text: str) -> bool:
+    try:
+        return isinstance(yaml.safe_load(text), dict)
+    except yaml.YAMLError:
+        return False
 
 
 def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[GameConfig | None, list[Problem]]:

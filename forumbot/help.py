@@ -2,7 +2,7 @@
 Pure: from the game's state and who asks."""
 from __future__ import annotations
 
-from .rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
+from .rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState, phase_words
 
 GENERAL = ("In a game thread, only **bold** commands count; by PM, one command a line. Put the "
            "game tag (G12) in the subject if you play several games. **STATUS** shows a game's "
@@ -60,7 +60,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
     elif seat in s.actors:
         lines.append(_step_forms(s, seat))
     else:
-        lines.append(f"the game is in its {s.phase.replace('_', ' ')} step; "
+        lines.append(f"the game is at {phase_words(s.phase)}; "
                      f"{', '.join(s.actors) or 'nobody'} to act.")
     lines.append("**STATUS** shows the whole state.")
     return " ".join(lines)

@@ -28,7 +28,7 @@ from .rules.commands import (Assassinate, Choose, GiveCard, HostAbort, HostClose
                              HostExtend, HostPause, HostRecord, HostReplace, HostResume, HostSkip, LadyTarget, PassCard, PlayCard,
                              Expire, Postpone, ProxyVote, Remind, TakeCard)
 from .render.markup import markup_for
-from .render.posts import block_separator, with_block
+from .render.posts import block_separator, with_block, with_footer
 from .budget import WriteBudget, backoff
 from .signups import Signups
 from .help import help_for
@@ -689,7 +689,7 @@ class Moderator:
         self._dirty.add(game.id)
         if state.phase_id != before:
             self._opened.add((game.id, state.phase_id))
-        for msg in render_events(state, events, game.tag, self.forum.markup.value):
+        for msg in render_events(state, events, game.tag, self.forum.markup.value, now=self.clock()):
             self._enqueue_message(game, msg, f"{game.tag}:{first}:{msg.slot}")
         if (not any(e.type == "game_started" for e in events) or self._block_in_signup_post(game)
                 or Outbox.select().where(Outbox.key == f"{game.tag}:status-block").exists()):
@@ -744,7 +744,7 @@ class Moderator:
                            thread=row.thread, reply_to=row.ext_id)
         else:
             subject = f"{tag}: re: your message" if tag else "re: your message"
-            body = f"{text}\n\n{ops.tag_line(tag)}" if tag else text
+            body = with_footer(text, tag) if tag else text
             out = Outgoing(key=key, kind="pm", body=body, to=row.author, subject=subject)
         store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
 
@@ -1105,13 +1105,13 @@ class Moderator:
                            subject=f"{game.tag}: sign-ups are open",
                            body=f"Sign-ups for {game.tag} are open: {where}\n\nPlayers comment "
                                 "**JOIN** there. The game starts by itself; put "
-                                f"{game.tag} in the subject of PMs about this game.")
+                                f"{game.tag} in your PMs about this game.")
             store.enqueue(out, game.id, self.clock(), priority=0)
             return
         out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
                        subject=f"{game.tag}: your game is running",
                        body=f"Game {game.tag} is running: {where}\n\nThe roles have gone out by "
-                            f"PM. Put {game.tag} in the subject of PMs about this game.")
+                            f"PM. Put {game.tag} in your PMs about this game.")
         store.enqueue(out, game.id, self.clock(), priority=0)
 
     def _tell_host_of_failure(self, item: Outbox, error: str) -> None:

@@ -1,10 +1,17 @@
 """`run`: the cycle on APScheduler. One thread does everything (praw is not thread-safe):
 a BlockingScheduler whose single job runs at the poll interval and, besides, at the next
 deadline kept in the database (jobs are rebuilt from the database at start-up, so no job
-store is needed)."""
+store is needed).
+
+A cycle that could not read the forum (or reach the database) is logged as an error, and
+the next one waits longer each time (backoff, up to MAX_BACKOFF), until one succeeds.
+SIGTERM (how systemd and Docker stop a service) and Ctrl-C let the current cycle finish,
+then the bot logs "stopped" and exits."""
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 from datetime import datetime, timedelta, timezone
 
 from apscheduler.executors.pool import ThreadPoolExecutor
@@ -16,32 +23,109 @@ GRACE = 300  # a tick that runs late still runs (APScheduler's default grace is 
 BUSY = 500  # new messages in one cycle above which the bot reads again at once: Reddit's
 #            subreddit listing shows only the newest ~1,000 comments, so a busy subreddit is
 #            read more often rather than left to overflow it
+MAX_BACKOFF = 900  # seconds: the longest wait between tries while the forum cannot be read
+FAILED = ("fetch:", "database:")  # a cycle with one of these errors did not get through
+
+
+def backoff(failures: int, poll_interval: float) -> float:
+    """Seconds until the next try after `failures` failed cycles in a row: the poll interval,
+    then twice as long each time, up to MAX_BACKOFF (or the poll interval, if longer)."""
+    if failures <= 0:
+        return poll_interval
+    return min(max(MAX_BACKOFF, poll_interval), poll_interval * 2 ** (failures - 1))
+
+
+class Runner:
+    """The scheduler, its tick and the count of failed cycles in a row."""
+
+    def __init__(self, moderator, poll_interval: float):
+        self.moderator = moderator
+        self.poll_interval = poll_interval
+        self.failures = 0
+        self.busy = threading.Lock()  # held while a cycle runs
+        self.stopping = False
+        self.sched = BlockingScheduler(executors={"default": ThreadPoolExecutor(1)},
+                                       job_defaults={"coalesce": True, "max_instances": 1,
+                                                     "misfire_grace_time": GRACE},
+                                       timezone=timezone.utc)
+        self.sched.add_job(self.tick, "interval", seconds=poll_interval, id="poll",
+                           next_run_time=datetime.now(timezone.utc))
+
+    def tick(self) -> None:
+        if self.stopping:
+            return
+        with self.busy:
+            report = None
+            try:
+                report = self.moderator.cycle()
+                log.info("cycle: fetched %s, handled %s, posted %s, deadlines %s", report.fetched,
+                         report.handled, report.posted, report.deadlines)
+            except Exception:
+                log.exception("cycle failed")
+            failed = report is None or any(e.startswith(FAILED) for e in report.errors)
+            self.failures = self.failures + 1 if failed else 0
+            try:
+                if failed:
+                    wait = backoff(self.failures, self.poll_interval)
+                    why = "; ".join(report.errors) if report is not None else "see above"
+                    log.error("cycle %d in a row that failed (%s); the next try in %ss",
+                              self.failures, why, round(wait))
+                    self.sched.modify_job("poll", next_run_time=datetime.now(timezone.utc)
+                                          + timedelta(seconds=wait))
+                elif report is not None:
+                    plan_again(self.sched, report, self.tick)
+                plan_deadline(self.sched, self.moderator, self.tick,
+                              not_before=backoff(self.failures, self.poll_interval)
+                              if self.failures else 1)
+            except Exception:  # the scheduler is shutting down: nothing more to plan
+                if not self.stopping:
+                    log.exception("planning the next cycle failed")
+
+    def stop(self) -> None:
+        """Let the cycle under way finish, then stop."""
+        if self.stopping:
+            return
+        self.stopping = True
+        log.info("stopping: the cycle under way finishes first")
+        try:
+            self.sched.shutdown(wait=False)
+        except Exception:
+            pass
+
+    def _signalled(self, signum, frame) -> None:
+        # A signal handler runs in the main thread wherever it was, maybe inside a lock that
+        # stopping takes: it only raises, and stop() runs where start() is left.
+        if not self.stopping:
+            raise _Stop(signum)
+
+    def run(self) -> None:
+        before = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                before[sig] = signal.signal(sig, self._signalled)
+        try:
+            try:
+                plan_deadline(self.sched, self.moderator, self.tick)
+                log.info("forumbot running: polling every %ss", self.poll_interval)
+                self.sched.start()
+            except (_Stop, KeyboardInterrupt, SystemExit):
+                pass
+            self.stop()
+            with self.busy:  # wait for the cycle under way
+                pass
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+        log.info("stopped")
+
+
+class _Stop(BaseException):
+    """SIGTERM or SIGINT came (a BaseException, so that no `except Exception` on the way
+    swallows it)."""
 
 
 def run_forever(moderator, poll_interval: int) -> None:
-    sched = BlockingScheduler(executors={"default": ThreadPoolExecutor(1)},
-                              job_defaults={"coalesce": True, "max_instances": 1,
-                                            "misfire_grace_time": GRACE},
-                              timezone=timezone.utc)
-
-    def tick() -> None:
-        try:
-            report = moderator.cycle()
-            log.info("cycle: fetched %s, handled %s, posted %s, deadlines %s", report.fetched,
-                     report.handled, report.posted, report.deadlines)
-            plan_again(sched, report, tick)
-        except Exception:
-            log.exception("cycle failed; the next tick tries again")
-        plan_deadline(sched, moderator, tick)
-
-    sched.add_job(tick, "interval", seconds=poll_interval, id="poll",
-                  next_run_time=datetime.now(timezone.utc))
-    plan_deadline(sched, moderator, tick)
-    log.info("forumbot running: polling every %ss", poll_interval)
-    try:
-        sched.start()
-    except (KeyboardInterrupt, SystemExit):
-        log.info("stopped")
+    Runner(moderator, poll_interval).run()
 
 
 def plan_again(sched, report, tick) -> bool:
@@ -53,12 +137,14 @@ def plan_again(sched, report, tick) -> bool:
     return True
 
 
-def plan_deadline(sched, moderator, tick) -> None:
-    """A one-off job at the earliest deadline in the database (replacing the last one)."""
+def plan_deadline(sched, moderator, tick, not_before: float = 1) -> None:
+    """A one-off job at the earliest deadline in the database (replacing the last one), at
+    the earliest `not_before` seconds from now (a deadline waiting for the forum is not
+    retried every second)."""
     due = moderator.next_deadline()
     if due is None:
         if sched.get_job("deadline"):
             sched.remove_job("deadline")
         return
-    due = max(due, datetime.now(timezone.utc) + timedelta(seconds=1))
+    due = max(due, datetime.now(timezone.utc) + timedelta(seconds=not_before))
     sched.add_job(tick, "date", run_date=due, id="deadline", replace_existing=True)

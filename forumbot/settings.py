@@ -19,6 +19,9 @@ class Settings:
     bot_name: str = "forumbot"
     reddit: dict[str, str] = field(default_factory=dict)
     outage_grace: int = 3600  # deadlines that fell while the bot was down: restart + this
+    log_level: str = "info"  # debug | info | warning | error
+    log_format: str = "text"  # text | json (one object a line)
+    path: str | None = None  # the file these came from (None: no settings file)
 
 
 class SettingsError(Exception):
@@ -39,9 +42,13 @@ def load_settings(path: str | None = None) -> Settings:
             cp.read_file(f, source=path)
     except (OSError, UnicodeDecodeError) as e:
         raise SettingsError(f"settings file {path} cannot be read: {e}") from None
+    except configparser.MissingSectionHeaderError:
+        raise SettingsError(f"settings file {path} is not a valid INI file: it must start with a "
+                            "section header such as [bot] (see settings.example.ini)") from None
     except configparser.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SettingsError(f"settings file {path} is not a valid INI file: {first}") from None
+    s.path = path
     bot = cp["bot"] if cp.has_section("bot") else {}
     s.forum = bot.get("forum", "reddit" if cp.has_section("reddit") else "local").strip() or "local"
     if s.forum not in ("reddit", "local"):
@@ -64,8 +71,15 @@ def load_settings(path: str | None = None) -> Settings:
     except ValueError:
         raise SettingsError("[bot] writes_per_minute: must be a whole number of at least 1") from None
     s.hosts = {h.strip().removeprefix("u/") for h in bot.get("hosts", "").split(",") if h.strip()}
+    s.log_level = (bot.get("log_level", "") or "info").strip().lower()
+    if s.log_level not in LOG_LEVELS:
+        raise SettingsError(f"[bot] log_level = {s.log_level}: must be one of {', '.join(LOG_LEVELS)}")
+    s.log_format = (bot.get("log_format", "") or "text").strip().lower()
+    if s.log_format not in ("text", "json"):
+        raise SettingsError(f"[bot] log_format = {s.log_format}: must be text or json")
     if cp.has_section("database"):
         s.database_url = cp["database"].get("url", s.database_url).strip() or s.database_url
+        check_database_url(s.database_url)
     if cp.has_section("local"):
         s.local_path = cp["local"].get("path", s.local_path)
         s.bot_name = cp["local"].get("bot_name", s.bot_name)
@@ -75,11 +89,65 @@ def load_settings(path: str | None = None) -> Settings:
     return s
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DATABASE_SCHEMES = ("sqlite", "sqlite+pool", "postgresql", "postgres", "postgresql+pool",
+                    "postgres+pool", "postgresext", "postgresqlext", "postgresext+pool",
+                    "postgresqlext+pool", "psycopg3", "psycopg3+pool")
+
+
+def check_database_url(url: str) -> None:
+    """A URL the store can open: SQLite or PostgreSQL, in peewee's db_url form."""
+    scheme, sep, rest = url.partition("://")
+    example = "sqlite:///forumbot.db or postgresql://user:password@host/dbname"
+    if not sep or not scheme:
+        raise SettingsError(f"[database] url = {url}: not a database URL; write {example}")
+    if scheme.lower() not in DATABASE_SCHEMES:
+        raise SettingsError(f"[database] url = {url}: {scheme} databases are not supported; "
+                            f"use SQLite or PostgreSQL: {example}")
+    if scheme.lower().startswith("sqlite") and not rest.startswith("/"):
+        raise SettingsError(f"[database] url = {url}: an SQLite URL has three slashes before a "
+                            "relative path (sqlite:///forumbot.db) and four before an absolute "
+                            "one (sqlite:////var/lib/forumbot/forumbot.db)")
+
+
+# What a Reddit bot needs, and where it comes from (README, "Deploying on a server").
+REDDIT_NEEDS = {
+    "client_id": "the id under the app's name at https://www.reddit.com/prefs/apps",
+    "client_secret": "the app's secret",
+    "username": "the bot's Reddit account",
+}
+
+
+def forum_problems(s: Settings) -> list[str]:
+    """The settings the forum still needs (an unfilled settings.example.ini lists them all)."""
+    if s.forum != "reddit":
+        return []
+    missing = [k for k in REDDIT_NEEDS if not s.reddit.get(k)]
+    if not (s.reddit.get("password") or s.reddit.get("refresh_token")):
+        missing.append("password (or refresh_token)")
+    return missing
+
+
+def require_forum(s: Settings) -> None:
+    """SettingsError, in one line, if the forum's settings are not filled in."""
+    missing = forum_problems(s)
+    if missing:
+        where = s.path or "the settings file"
+        raise SettingsError(
+            f"{where}: fill in [reddit] {', '.join(missing)} (README, \"Deploying on a server\"), "
+            "or set [bot] forum = local to try the bot without a Reddit account")
+
+
 def make_forum(s: Settings, clock=None):
     if s.forum == "reddit":
+        require_forum(s)
         from adapters.reddit import RedditForum
 
-        return RedditForum.from_settings(s.reddit)
+        try:
+            return RedditForum.from_settings(s.reddit)
+        except Exception as e:  # praw's own checks of its configuration
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise SettingsError(f"[reddit]: {first}") from None
     from adapters.local import LocalForum
 
     kw = {"clock": clock} if clock else {}

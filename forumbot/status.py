@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 from .deadlines import due, stamp
-from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
+from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState, phase_words
 
 
 # Why a game ended with no winner.
 ENDED_WITHOUT_WINNER = {"aborted": "the host aborted it",
                         "abandoned": "it was abandoned, as nobody proposed a team for two full "
                                      "turns of the leadership"}
+# How a side won, as posts say it.
+WIN_REASONS = {"missions": "three missions", "rejections": "five rejected teams in one mission",
+               "assassination": "the assassination"}
 
 
 def public_status(state: GameState, tag: str) -> str:
@@ -30,13 +33,15 @@ def public_status(state: GameState, tag: str) -> str:
         lines.append(f"Mission {state.mission} is under way: {len(state.orders)} of {n} orders "
                      f"are in.{deadline}")
     elif state.running:  # a card, the Lady or the assassination: those who must act are public
-        step = state.phase.replace("_", " ")
         who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
-        lines.append(f"Mission {state.mission or 1}: the {step} step.{who}{deadline}")
+        lines.append(f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}{deadline}")
     elif state.winner is None:
         lines.append(f"The game is over, with no winner: {ENDED_WITHOUT_WINNER.get(state.win_reason, state.win_reason)}.")
     else:
-        lines.append(f"The game is over: {state.winner} won ({state.win_reason}).")
+        from .render.posts import side_name
+
+        why = WIN_REASONS.get(state.win_reason, state.win_reason)
+        lines.append(f"The game is over: {side_name(state, state.winner)} won, by {why}.")
     return " ".join(lines)
 
 
@@ -69,7 +74,7 @@ def status_block(state: GameState, tag: str, m) -> str:
         lines.append(f"Now: mission {state.mission} with {', '.join(state.team)}.")
         lines.append(f"{deadline} Orders in: {len(state.orders)} of {len(state.team)}.")
     elif state.running:
-        lines.append(f"Now: the {state.phase.replace('_', ' ')} step of mission {state.mission or 1}.")
+        lines.append(f"Now: mission {state.mission or 1}, {phase_words(state.phase)}.")
         lines.append(deadline + (f" Waiting for: {', '.join(state.actors)}." if state.actors else ""))
     elif state.phase == "setup":
         lines.append("Now: the roles are being dealt.")

@@ -29,7 +29,7 @@ def test_resistance_wins(table, clock):
     assert [m["result"] for m in e["missions"]] == ["success"] * 3
     end = t.people.thread(game.thread)[-1]
     assert "win" in end and all(n in end for n in t.players)
-    assert "winner: resistance" in end
+    assert "### The Resistance win, by three missions." in end and "winner:" not in end
     for v in e["votes"]:  # the whole vote history is in the end post
         assert v["leader"] in end
 
@@ -289,7 +289,8 @@ def test_status_during_a_card_step(db, clock):
     t.pm("bob", "STATUS")
     t.cycle()
     answer = t.people.pms_to("bob")[-1]
-    assert "hand out step" in answer and "Waiting for: alice" in answer and "over" not in answer
+    assert "the hand-out of the Plot Cards" in answer and "Waiting for: alice" in answer
+    assert "step" not in answer and "over" not in answer
 
 
 def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):

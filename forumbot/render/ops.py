@@ -22,11 +22,6 @@ def defuse(text: str) -> str:
     return _LINK_DEF.sub(lambda m: m.group(1) + "\\[" + m.group(2) + "\\]:", text)
 
 
-def tag_line(tag: str) -> str:
-    """The last line of a PM about a game: replies may lose their subject (Reddit Chat)."""
-    return f"(Put {tag} in your message when you answer, so that it reaches the right game.)"
-
-
 def which_game(tags: list[str]) -> str:
     return (f"Several games run in this thread ({', '.join(tags)}): put the game's tag in the "
             f"bold command, like **{tags[-1]} APPROVE**. Nothing was changed.")

@@ -3,7 +3,8 @@ post per batch of events, each player their own PMs. Roles and who played which 
 never appear in a public post before the game ends."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..deadlines import format_duration, stamp
@@ -11,7 +12,7 @@ from ..rules import events as ev
 from ..rules.commands import Refusal
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.roles import role_set
-from ..rules.state import SPIES, GameState
+from ..rules.state import SPIES, GameState, phase_words
 from .markup import markup_for
 
 THREAD = "thread"
@@ -28,8 +29,14 @@ class Message:
     priority: int = 1  # 0: results and prompts; 1: replies; 2: reminders; 3: status
 
 
+# When the posts being rendered go out (render_events' `now`): "in 12h" counts from then.
+_NOW: ContextVar[datetime | None] = ContextVar("render_now", default=None)
+
+
 def when(at: datetime, seconds: int | None, state: GameState | None = None) -> str:
-    """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone)."""
+    """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone). The
+    relative part counts from when the post is made, if render_events was told, since a
+    command read late opens its phase at the time it was written, not when it is answered."""
     from ..deadlines import aligned, stamp
     from ..status import relative
 
@@ -39,7 +46,9 @@ def when(at: datetime, seconds: int | None, state: GameState | None = None) -> s
     due = at + timedelta(seconds=seconds)
     if config is not None:
         due = aligned(due, config)
-    return f"{stamp(due, config)} (in {relative(int((due - at).total_seconds()))})"
+    now = _NOW.get()
+    start = max(at, now) if now is not None else at
+    return f"{stamp(due, config)} (in {relative(max(0, int((due - start).total_seconds())))})"
 
 
 ROLE_NAMES = {
@@ -221,12 +230,12 @@ def _deadline_moved(state, e, tag, m) -> str:
     from datetime import datetime as _dt
 
     d = e.data
-    step = {"proposal": "proposal", "team_vote": "team vote", "mission": "mission"}.get(
-        d["phase"], d["phase"].replace("_", " ") + " step")
+    step = phase_words(d["phase"])
+    step = "the open " + step.removeprefix("the ") if step.startswith("the ") else step
     gone = ("the forum could not be read" if d.get("reason") == "forum" else "the bot was not running")
     since, was, until = (_dt.fromisoformat(d[k]) for k in ("down_since", "was", "until"))
     return (f"{gone[0].upper()}{gone[1:]} from {stamp(since, state.config)} to "
-            f"{stamp(e.at, state.config)}, so the deadline of the open {step}, "
+            f"{stamp(e.at, state.config)}, so the deadline of {step}, "
             f"{stamp(was, state.config)}, fell while nobody could act on it. It is now "
             f"{m.bold(stamp(until, state.config))}.")
 
@@ -287,11 +296,10 @@ def _disqualified(state, e, tag, m) -> str:
 
 def _game_ended(state, e, tag, m) -> str:
     d = e.data
-    p = state.config.rules
     if d["reason"] == "aborted":
         roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
-        return "\n\n".join([m.heading("The host has aborted the game."), roles,
-                             "winner: none (aborted)"])
+        return "\n\n".join([m.heading("The host has aborted the game."),
+                             "The game ends here, with no winner. The roles were:", roles])
     if d["reason"] == "abandoned":
         roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
         return "\n\n".join([
@@ -299,14 +307,15 @@ def _game_ended(state, e, tag, m) -> str:
             "Two full turns of the leadership have passed with no proposal "
             f"({d.get('missed', 0)} proposal deadlines missed in a row). A human GM would step "
             "in here; the bot does, and ends the game with no winner. The roles were:",
-            roles, "winner: none (abandoned)"])
-    winner = p.spies_name if d["winner"] == SPIES else p.resistance_name
-    why = {"missions": "three missions", "rejections": "five rejected teams in one mission",
-           "assassination": "the assassination", "aborted": "the game was aborted"}[d["reason"]]
+            roles])
+    from ..status import WIN_REASONS
+
+    winner = side_name(state, d["winner"])
+    why = WIN_REASONS[d["reason"]]
     roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
     missions = m.table(["Mission", "Leader", "Team", "Result"],
                        [[str(x["number"]), x["leader"], ", ".join(x["team"]),
-                         f"{x['result'].upper()} ({x['sabotages']} SABOTAGE)"] for x in state.missions])
+                         f"{x['result'].upper()} ({_sabotages(x['sabotages'])})"] for x in state.missions])
     history = m.table(
         ["Mission", "Proposal", "Leader", "Team", "Result"] + state.names,
         [[str(v["mission"]), str(v["proposal"]), v["leader"], ", ".join(v["team"]),
@@ -319,8 +328,11 @@ def _game_ended(state, e, tag, m) -> str:
         m.bold("Missions"), missions,
         m.bold("Every team vote") + " (APP approve, REJ reject, ABS abstain; * a default)",
         history,
-        f"winner: {d['winner']} ({d['reason']})",
     ])
+
+
+def _sabotages(n: int) -> str:
+    return f"{n} SABOTAGE{'' if n == 1 else 's'}"
 
 
 def _assassination_opened(state, e, tag, m) -> str:
@@ -388,10 +400,18 @@ def _plot_window(state, e, tag, m) -> str:
 def _plot_drawn(state, e, tag, m) -> str:
     d = e.data
     cards = ", ".join(m.bold(_card(c)) for c in d["cards"])
-    return (f"Plot Cards for mission {d['mission']}: {cards}. {d['leader']}, hand each to a "
-            f"different player, not yourself: {m.bold('GIVE: card -> name')}, by "
-            f"{when(e.at, state.config.deadlines.choice, state)}. Establish Confidence stays with the "
-            "leader. Cards not given in time are discarded.")
+    own = "establish-confidence" in d["cards"]
+    given = [c for c in d["cards"] if c != "establish-confidence"]
+    if not given:  # only the leader's own card: nothing to hand out
+        return (f"Plot Cards for mission {d['mission']}: {cards}. Establish Confidence stays with "
+                f"the leader, {d['leader']}.")
+    each = "hand it to another player" if len(given) == 1 else "hand each to a different player"
+    return (f"Plot Cards for mission {d['mission']}: {cards}. {d['leader']}, {each}, not "
+            f"yourself: {m.bold('GIVE: card -> name')}, by "
+            f"{when(e.at, state.config.deadlines.choice, state)}."
+            + (" Establish Confidence stays with the leader." if own else "")
+            + (" A card not given in time is discarded." if len(given) == 1
+               else " Cards not given in time are discarded."))
 
 
 def _plot_given(state, e, tag, m) -> str:
@@ -475,10 +495,22 @@ def _mc_drawn(state, e, tag, m) -> str:
 
 
 def _mc_window(state, e, tag, m) -> str:
-    return (f"{', '.join(e.data['holders'])}: you may play a kept card now, "
-            f"{m.bold('PLAY: Prepare for the Future -> drawn card')} (you act as Commander for it) "
-            f"or {m.bold('PLAY: Counterespionage -> name')} (you learn their allegiance by PM), or "
-            f"{m.bold('PASS')}, by {when(e.at, state.config.deadlines.card_window, state)}.")
+    """Each holder is offered the kept cards they hold, and no other."""
+    d = e.data
+    hands = d.get("cards") or {h: state.extra.get("mc", {}).get("hands", {}).get(h, [])
+                               for h in d["holders"]}
+    forms = {"prepare": m.bold("PLAY: Prepare for the Future -> drawn card")
+             + " (you act as Commander for it)",
+             "counterespionage": m.bold("PLAY: Counterespionage -> name")
+             + " (you learn their allegiance by PM)"}
+    offers = []
+    for holder in d["holders"]:
+        options = [forms[c] for c in dict.fromkeys(hands.get(holder, [])) if c in forms]
+        offers.append(f"{holder}: you may play your kept card now, " if len(options) == 1 else
+                      f"{holder}: you may play one of your kept cards now, ")
+        offers[-1] += " or ".join(options) + f", or {m.bold('PASS')}."
+    return ("\n\n".join(offers) + " Answer by "
+            f"{when(e.at, state.config.deadlines.card_window, state)}.")
 
 
 def _mc_played(state, e, tag, m) -> str:
@@ -503,6 +535,8 @@ def _mc_done(state, e, tag, m) -> str:
                 "nor vote on the first proposal of this mission (the first two, if both copies are drawn).")
     if d["card"] == "counterfeit":
         return f"{m.bold('Counterfeit Equipment')}: the other card is discarded without effect."
+    if d.get("result") == "kept" and d.get("to"):
+        return f"{m.bold(_mc(d['card']))}: kept by {m.bold(d['to'])}, to play in a later Mission Prep."
     return f"{m.bold(_mc(d['card']))}: {d['result']}."
 
 
@@ -516,9 +550,8 @@ def _host_action(state, e, tag, m) -> str:
     d = e.data
     action = d.get("action", "close")
     if action == "skip":
-        step = {"proposal": "proposal", "team_vote": "team vote", "mission": "mission"}.get(
-            d["phase"], d["phase"].replace("_", " ") + " step")
-        return f"The host skipped the {step}: it ends now, as if its deadline had passed."
+        return (f"The host skipped {phase_words(d['phase'])}: it ends now, as if its deadline "
+                "had passed.")
     if action == "record":
         if d["kind"] == "MissionOrder":  # never who has ordered: that would narrow the spies down
             return "The host recorded a mission order that was sent to them privately."
@@ -713,8 +746,31 @@ def with_block(opening: str, block: str, m) -> str:
     return block + sep + rest
 
 
-def render_events(state: GameState, events: list[ev.Event], tag: str, markup: str = "markdown") -> list[Message]:
-    """The posts and PMs for one batch of events. `state` is the state after them."""
+def pm_footer(tag: str) -> str:
+    """The last line of every PM about a game: a chat (Reddit's) may drop the subject, and the
+    tag is how the bot knows which game an answer is for."""
+    return f"Put {tag} in any message you send me about this game (a chat may drop the subject)."
+
+
+def with_footer(body: str, tag: str) -> str:
+    footer = pm_footer(tag)
+    return body if body.rstrip().endswith(footer) else f"{body}\n\n{footer}"
+
+
+def render_events(state: GameState, events: list[ev.Event], tag: str, markup: str = "markdown",
+                  now: datetime | None = None) -> list[Message]:
+    """The posts and PMs for one batch of events. `state` is the state after them. `now`: when
+    they go out, if known; relative deadlines ("in 12h") count from it."""
+    token = _NOW.set(now)
+    try:
+        out = _render_events(state, events, tag, markup)
+    finally:
+        _NOW.reset(token)
+    return [replace(msg, body=with_footer(msg.body, tag)) if msg.to is not None else msg
+            for msg in out]
+
+
+def _render_events(state: GameState, events: list[ev.Event], tag: str, markup: str) -> list[Message]:
     m = markup_for(markup)
     out: list[Message] = []
     public: list[str] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import events as ev
 from .hooks import RulePlugin
+from .presets import MISSIONS_TO_WIN
 from .state import register_fold
 
 
@@ -22,6 +23,8 @@ class MissionCommander(RulePlugin):
 
     def after_mission(self, tx, record) -> None:
         s = tx.state
+        if s.successes() >= MISSIONS_TO_WIN or s.failures() >= MISSIONS_TO_WIN:
+            return  # the game is decided: there is no next mission to command
         leader = record["leader"]
         commander = leader if record["result"] == "success" else s.next_leader(leader)
         if s.seat(commander).disqualified:

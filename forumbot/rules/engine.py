@@ -16,7 +16,7 @@ from .events import Event
 from .hooks import RulePlugin, plugins_for
 from .presets import MISSIONS_TO_WIN, REJECTIONS_TO_LOSE, fails_needed, team_size
 from .roles import role_set
-from .state import MISSION, PROPOSAL, RESISTANCE, SPIES, TEAM_VOTE, GameState, fold
+from .state import MISSION, PROPOSAL, RESISTANCE, SPIES, TEAM_VOTE, GameState, fold, phase_words
 
 
 class Tx:
@@ -471,7 +471,7 @@ def _phase_words(s: GameState) -> str:
         return f"mission {s.mission} is under way"
     if s.running:
         who = f" ({', '.join(s.actors)} to act)" if s.actors else ""
-        return f"the game is in its {s.phase.replace('_', ' ')} step{who}"
+        return f"the game is at {phase_words(s.phase)}{who}"
     return "the game is not running"
 
 

@@ -40,6 +40,7 @@ CARDS = (
 )
 BY_KEY = {c.key: c for c in CARDS}
 DRAW = 2
+KEPT = {"prepare", "counterespionage"}  # the cards a holder may play in Mission Prep's window
 
 EV_SHUFFLED = "mc_shuffled"
 EV_DRAWN = "mc_drawn"
@@ -163,10 +164,11 @@ class MissionCards(RulePlugin):
             return False
         tx.emit(EV_DRAWN, cards=cards, mission=mission, leader=leader,
                 commander=s.extra.get("commander"))
-        holders = [n for n in s.names if not s.seat(n).disqualified and
-                   {"prepare", "counterespionage"} & set(mc(s)["hands"].get(n, []))]
-        if holders:
-            tx.emit(EV_WINDOW, holders=holders, mission=mission)
+        kept = {n: sorted(KEPT & set(mc(s)["hands"].get(n, []))) for n in s.names
+                if not s.seat(n).disqualified}
+        holders = [n for n in s.names if kept.get(n)]
+        if holders:  # each holder is offered only the cards they hold
+            tx.emit(EV_WINDOW, holders=holders, mission=mission, cards={n: kept[n] for n in holders})
         else:
             self._follow_next(tx)
         return True

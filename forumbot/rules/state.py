@@ -18,6 +18,26 @@ FINISHED = "finished"
 RESISTANCE = "resistance"
 SPIES = "spies"
 
+# Each phase as posts name it ("Now: mission 2, the hand-out of the Plot Cards.").
+PHASE_WORDS = {
+    SETUP: "the deal of the roles",
+    PROPOSAL: "the proposal",
+    TEAM_VOTE: "the team vote",
+    MISSION: "the mission",
+    "hand_out": "the hand-out of the Plot Cards",
+    "plot_choice": "a Plot Card's choice",
+    "card_window": "the chance to play a Plot Card",
+    "prep_window": "Mission Prep, the chance to play a kept Mission Card",
+    "prep_card": "Mission Prep, following the drawn Mission Cards",
+    "lady": "the Lady of the Lake",
+    "assassination": "the assassination",
+}
+
+
+def phase_words(phase: str) -> str:
+    """A phase in words, with its article: "the hand-out of the Plot Cards"."""
+    return PHASE_WORDS.get(phase, "the " + phase.replace("_", " "))
+
 
 @dataclass
 class Seat:

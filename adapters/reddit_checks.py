@@ -1,0 +1,173 @@
+"""Reddit's checks for `forumbot doctor`: does the login work, may the account post in
+each subreddit, may it send PMs. Each check is `(status, name, detail)` with status
+`ok | fail | warn | skip`; nothing is posted or sent.
+
+What Reddit answers, and what it means (the token exchange as praw's recorded tests show it):
+
+- a wrong password, or a password alone on an account with two-factor authentication:
+  200 `{"error": "invalid_grant"}` (prawcore.OAuthException); the two cannot be told apart;
+- a password on an app that is not a "script" app: 200 `{"error": "unauthorized_client"}`;
+- a wrong client_id or client_secret: 401 (prawcore.ResponseException);
+- a revoked (or another app's) refresh token: 400 `{"error": "invalid_grant"}`;
+- a missing subreddit: 404 (or a redirect to the search); a private one: 403.
+"""
+from __future__ import annotations
+
+import re
+
+import prawcore
+from praw.exceptions import PRAWException
+
+OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
+GUIDE = 'README, "Deploying on a server"'
+# What the bot does with each OAuth scope (a refresh token carries only those granted).
+SCOPES = {
+    "identity": "know its own name",
+    "read": "read the game threads",
+    "submit": "post threads and comments",
+    "edit": "keep the status block up to date",
+    "privatemessages": "send and read private messages",
+    "history": "find its own posts after a failure",
+}
+
+
+def reddit_checks(target, subreddits: list[str], username: str | None = None):
+    """`target`: a RedditForum or a praw.Reddit. Yields (status, name, detail)."""
+    reddit = getattr(target, "reddit", target)
+    uses_token = bool(getattr(reddit.config, "refresh_token", None)) and not getattr(
+        reddit.config, "password", None)
+    try:
+        me = reddit.user.me()
+        if me is None:
+            raise PRAWException("Reddit did not say who the account is")
+        name = str(me.name)
+    except Exception as e:  # noqa: BLE001 - every failure is one line
+        yield FAIL, "login", login_failure(e, uses_token, reddit)
+        for sub in subreddits:
+            yield SKIP, f"subreddit r/{sub}", "not checked: the login failed"
+        yield SKIP, "private messages", "not checked: the login failed"
+        return
+    how = "a refresh token" if uses_token else "the password"
+    if username and name.casefold() != username.casefold():
+        yield FAIL, "login", (f"the credentials log in as u/{name}, but [reddit] username is "
+                              f"{username}: the bot would take its own posts for players'")
+    else:
+        yield OK, "login", f"logged in as u/{name} with {how}"
+    scopes = _scopes(reddit)
+    missing = [s for s in SCOPES if not _has(scopes, s) and s != "privatemessages"]  # (below)
+    if missing:
+        yield FAIL, "scopes", ("the refresh token lacks " + ", ".join(
+            f"{s} (to {SCOPES[s]})" for s in missing) + f": get a new one with every scope the "
+            f"bot needs ({GUIDE})")
+    if vars(me).get("is_suspended"):  # (getattr would fetch the profile: a request more)
+        yield FAIL, "account", f"u/{name} is suspended: it can neither post nor send PMs"
+    for sub in subreddits:
+        yield _subreddit(reddit, sub, name, scopes)
+    yield _messages(reddit, name, scopes)
+
+
+def _has(scopes: set[str] | None, scope: str) -> bool:
+    return scopes is None or "*" in scopes or scope in scopes
+
+
+def _scopes(reddit) -> set[str] | None:
+    try:
+        return set(reddit.auth.scopes())
+    except Exception:  # noqa: BLE001 - unknown: the other checks still tell
+        return None
+
+
+def login_failure(e: BaseException, uses_token: bool, reddit=None) -> str:
+    """What went wrong with the login, in one line, with what to do."""
+    if isinstance(e, prawcore.OAuthException):
+        error = getattr(e, "error", "") or ""
+        said = getattr(e, "description", None)
+        if error == "unauthorized_client":
+            return (f"Reddit refused the login ({error}: {said or 'not allowed'}): password "
+                    "login works only for an app of type \"script\"; create one at "
+                    f"https://www.reddit.com/prefs/apps ({GUIDE})")
+        if uses_token:
+            return (f"Reddit refused the refresh token ({error}): it was revoked, or it belongs "
+                    f"to another app; get a new one ({GUIDE})")
+        return (f"Reddit refused the username and password ({error}): check [reddit] username "
+                "and password. An account with two-factor authentication cannot log in with "
+                f"its password alone: use a refresh token instead ({GUIDE})")
+    if isinstance(e, prawcore.ResponseException):
+        status = getattr(getattr(e, "response", None), "status_code", None)
+        if status == 401:
+            return ("Reddit refused the app (401): check [reddit] client_id and client_secret "
+                    "(https://www.reddit.com/prefs/apps)")
+        if status == 400 and uses_token:
+            return (f"Reddit refused the refresh token (400 invalid_grant): it was revoked, or it "
+                    f"belongs to another app; get a new one ({GUIDE})")
+        if status == 403:
+            return "Reddit refused the account (403): it may be suspended or locked"
+        if status is not None and status >= 500:
+            return f"Reddit answered {status}: it is having trouble; try again later"
+        return f"Reddit answered {status} to the login"
+    if isinstance(e, prawcore.RequestException):
+        where = getattr(getattr(reddit, "config", None), "oauth_url", None) or "Reddit"
+        return f"cannot reach {where}: {_network_reason(e)}"
+    if isinstance(e, PRAWException):
+        return f"praw: {_one_line(e)}"
+    return f"{type(e).__name__}: {_one_line(e)}"
+
+
+def _network_reason(e: BaseException) -> str:
+    original = getattr(e, "original_exception", None) or e
+    text = str(original)
+    m = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)
+    if m:
+        return m.group(1).strip()
+    for phrase in ("timed out", "Name or service not known", "Temporary failure in name resolution",
+                   "Connection refused", "certificate verify failed"):
+        if phrase.lower() in text.lower():
+            return phrase
+    return type(original).__name__
+
+
+def _one_line(e: BaseException) -> str:
+    return re.sub(r"\s+", " ", str(e)).strip() or type(e).__name__
+
+
+def _subreddit(reddit, name: str, me: str, scopes):
+    label = f"subreddit r/{name}"
+    try:
+        sub = reddit.subreddit(name)
+        kind = sub.subreddit_type  # fetches /r/{name}/about
+        banned = bool(getattr(sub, "user_is_banned", False))
+        approved = bool(getattr(sub, "user_is_contributor", False)
+                        or getattr(sub, "user_is_moderator", False))
+        posts = getattr(sub, "submission_type", "any") or "any"
+    except (prawcore.NotFound, prawcore.Redirect):
+        return FAIL, label, f"r/{name} does not exist (or is banned): check the name"
+    except prawcore.Forbidden:
+        return FAIL, label, f"r/{name} is private or quarantined: u/{me} cannot read it"
+    except prawcore.PrawcoreException as e:
+        return FAIL, label, f"r/{name} could not be checked: {_one_line(e)}"
+    except (KeyError, TypeError, AttributeError, PRAWException):
+        return FAIL, label, f"r/{name} does not exist: Reddit gave no subreddit for that name"
+    if banned:
+        return FAIL, label, f"u/{me} is banned from r/{name}"
+    if kind in ("restricted", "private", "gold_restricted", "employees_only") and not approved:
+        return FAIL, label, (f"r/{name} is {kind}: only approved users may post; ask its "
+                             f"moderators to approve u/{me}")
+    if kind == "archived":
+        return FAIL, label, f"r/{name} is archived: nobody may post there"
+    if posts == "link":
+        return FAIL, label, f"r/{name} takes only link posts, and the bot opens games with text posts"
+    if not (_has(scopes, "submit") and _has(scopes, "read")):
+        return FAIL, label, "the refresh token may not read or post (scopes read and submit)"
+    return OK, label, f"r/{name} exists and u/{me} may post there ({kind})"
+
+
+def _messages(reddit, me: str, scopes):
+    label = "private messages"
+    if not _has(scopes, "privatemessages"):
+        return FAIL, label, ("the refresh token lacks the privatemessages scope: the bot could "
+                             f"not deal roles or take orders; get a new one ({GUIDE})")
+    try:
+        list(reddit.inbox.sent(limit=1))  # the PM endpoints answer this account
+    except prawcore.PrawcoreException as e:
+        return FAIL, label, f"u/{me} cannot use private messages: {_one_line(e)}"
+    return OK, label, f"u/{me} may send private messages"
