@@ -179,8 +179,15 @@ class LocalForum:
     def find_posted(self, out: Outgoing) -> Posted | None:
         table, prefix = {"thread": ("threads", "t"), "comment": ("comments", "c"),
                          "pm": ("messages", "m")}[out.kind]
-        row = self.db.execute(f"SELECT id FROM {table} WHERE key=? ORDER BY id", (out.key,)).fetchone()
-        return Posted(f"{prefix}{row['id']}") if row else None
+        row = self.db.execute(f"SELECT * FROM {table} WHERE key=? ORDER BY id", (out.key,)).fetchone()
+        if row is None:
+            return None
+        ref = f"{prefix}{row['id']}"
+        if out.kind == "thread":
+            return Posted(ref, f"local:{ref}")  # as post() answers
+        if out.kind == "comment":
+            return Posted(ref, f"local:t{row['thread']}/{ref}")
+        return Posted(ref)
 
     def recheck(self, ids: Sequence[str]) -> list[Inbound]:
         nums = [_num(i) for i in ids if i.startswith("c")]

@@ -48,14 +48,13 @@ class Horizon:
         self._failing = {t: store.aware(v) for t, v in (rows.get(FAILING) or {}).items()}
         self._loaded = True
 
-    def read(self, started: datetime, threads: list[str], failed: dict[str, str]) -> list[str]:
+    def read(self, started: datetime, threads: list[str], failed: dict[str, str]) -> dict[str, datetime]:
         """A fetch that began at `started` returned: every thread but `failed` (and the inbox)
         was read up to then. Call inside the transaction that stores what it read. Returns
-        the threads that have just begun to fail."""
+        the failing threads with the time each was last read."""
         if not self._loaded:
             self.load()
         before = self._all
-        fresh = [t for t in threads if t in failed and t not in self._failing]
         for t in threads:
             if t in failed:
                 if t not in self._failing and before is not None:
@@ -73,7 +72,7 @@ class Horizon:
         store.set_cursor(_place(self.forum), {
             ALL: started.isoformat(),
             FAILING: {t: v.isoformat() for t, v in self._failing.items()}})
-        return fresh
+        return {t: self._failing[t] for t in threads if t in failed}
 
     def fetch_failed(self, why: str) -> None:
         """The whole fetch failed: nothing was read (the horizon stays where it was)."""

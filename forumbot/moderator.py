@@ -53,6 +53,7 @@ POINTER_EVERY = 86400  # seconds: a stranger gets at most one pointer to HELP in
 MAX_TRIES = 3  # a message that fails this often (not for the database) is set aside
 PM_RESEND_AFTER = 600  # seconds an uncertain PM waits for its look-up before it is sent again
 WAIT_NOTICE = 3600  # seconds a deadline may wait for the forum before the host is told
+UNREADABLE_NOTICE = 600  # seconds a game thread may go unread before its host is told
 OUTAGE_AFTER = 600  # seconds with no cycle (at least; 10 polls) that count as the bot down
 
 
@@ -126,8 +127,8 @@ class Moderator:
                 raise
             # A lock, a full disk, a lost connection: nothing is lost (every message stays
             # `new`, every post stays in the outbox); the next cycle tries again.
-            log.error("database: %s (the next cycle tries again)", e)
-            report.errors.append(f"database: {e}")
+            log.error("database: %s (the next cycle tries again)", _cause(e))
+            report.errors.append(f"database: {_cause(e)}")
             self._states.clear()
             self.horizon.forget()
             store.recover()
@@ -147,16 +148,17 @@ class Moderator:
             store.set_cursor(self.forum.name, fetched.cursor)
             waiting = dict(fetched.failed)
             waiting.update({t: "read in part" for t in fetched.partial if t not in waiting})
-            for thread in self.horizon.read(started, threads, waiting):
-                if thread in fetched.failed:
-                    self._tell_hosts_unreadable(thread, fetched.failed[thread], started)
+            for thread, since in self.horizon.read(started, threads, waiting).items():
+                if thread in fetched.failed and (started - since).total_seconds() >= UNREADABLE_NOTICE:
+                    self._tell_hosts_unreadable(thread, fetched.failed[thread], since)
         pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
         return len(fetched.inbound)
 
     def _tell_hosts_unreadable(self, thread: str, why: str, since: datetime) -> None:
-        """A game thread that has just become unreadable: its hosts are told, once."""
+        """A game thread that could not be read for UNREADABLE_NOTICE (since it was last
+        read at `since`): its hosts are told, once for each such spell."""
         for g in Game.select().where((Game.thread == thread) & (Game.forum == self.forum.name)
                                      & Game.status.in_(("running", "signup"))):
             out = Outgoing(key=f"{g.tag}:unreadable:{since:%Y%m%d%H%M%S}", kind="pm", to=g.host,
@@ -229,7 +231,7 @@ class Moderator:
             except Exception as e:
                 self._forget_dirty()
                 if store.is_db_trouble(e):  # not the message's fault: it stays new
-                    log.error("database: %s; message %s waits for the next cycle", e, row.ext_id)
+                    log.error("database: %s; message %s waits for the next cycle", _cause(e), row.ext_id)
                     store.recover()
                     self.horizon.hold(None, store.aware(row.created))
                     break  # the later ones wait behind it
@@ -1146,6 +1148,14 @@ def _until(text: str, config) -> datetime | None:
     except ValueError:
         return None
     return local.replace(tzinfo=ZoneInfo(config.timezone or "UTC")).astimezone(timezone.utc)
+
+
+def _cause(e: BaseException) -> BaseException:
+    """The error that counts: after a full disk SQLite has rolled back already, and the
+    rollback that follows fails, hiding what happened."""
+    if "no transaction is active" in str(e) and e.__context__ is not None:
+        return e.__context__
+    return e
 
 
 def _lane(item: Outbox) -> tuple:

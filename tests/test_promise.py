@@ -571,3 +571,15 @@ def test_no_reminder_in_the_cycle_that_opens_its_phase(db, clock):
     assert "mission_opened" in new and "reminders_sent" not in new
     t.cycle()
     assert "reminders_sent" in [e["type"] for e in t.export()["events"][before:]]
+
+
+def test_a_post_found_again_has_the_url_a_fresh_post_has(clock):
+    """An opening post whose answer was lost is found by its key; the host's "your game is
+    running" PM must still get the thread's link (found in the property test)."""
+    from adapters.base import Outgoing
+
+    forum = LocalForum(":memory:", clock=clock)
+    for kind, extra in (("thread", {"title": "T"}), ("comment", {"thread": "t1"})):
+        out = Outgoing(key=f"k-{kind}", kind=kind, body="x", **extra)
+        posted = forum.post(out)
+        assert forum.find_posted(out) == posted
