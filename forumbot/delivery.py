@@ -1,0 +1,227 @@
+"""The outbox: posts go out in their thread's order, within the write budget; an uncertain
+one is looked for before it is sent again; what can never go out is told to the host."""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from adapters.base import ForumError, Outgoing, PermanentError, TransientError, UncertainError
+
+from . import store
+from .budget import backoff
+from .limits import PM_RESEND_AFTER, RECHECK_AFTER
+from .render import ops
+from .render.markup import markup_for
+from .render.posts import with_block
+from .store import Game, Outbox, db
+
+log = logging.getLogger("forumbot")
+
+
+def _lane(item: Outbox) -> tuple:
+    """What an outbox item keeps its order within: its thread, or its recipient."""
+    if item.kind == "edit":
+        return ("edit", item.id)
+    if item.kind == "pm":
+        return ("pm", (item.to or "").casefold())
+    if item.game is not None:
+        return ("game", item.game)  # a game's opening post and every comment after it
+    return ("thread", item.thread)
+
+class Delivery:
+    """The outbox: posts go out in their thread's order, within the write budget; an uncertain
+one is looked for before it is sent again; what can never go out is told to the host."""
+
+    def flush(self) -> int:
+        """Post what waits. The posts of one thread (and the PMs to one person) go out in
+        the order they were written: while one waits, the later ones wait behind it."""
+        posted = 0
+        now = self.clock()
+        pending = list(Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
+        first: dict[tuple, int] = {}  # per thread or recipient: the oldest item not yet out
+        for i in pending:
+            first.setdefault(_lane(i), i.id)
+        # A game's PMs (the roles) wait for its opening post: if Reddit refuses that post,
+        # the game does not start, and no one may have been dealt a role for it.
+        unopened = {i.game for i in pending if i.kind == "thread" and i.game is not None}
+        items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
+        if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
+            items.sort(key=lambda i: (i.priority, i.id))
+        left = getattr(self.forum, "requests_left", lambda: None)
+        for item in items:
+            lane = _lane(item)
+            if lane[0] != "edit" and first.get(lane) != item.id:
+                continue  # an older post of its thread waits: this one waits behind it
+            if item.kind == "pm" and item.game in unopened:
+                continue
+            if not self.budget.allow(item.priority, left()):
+                continue  # waits for a later cycle: it stays in the outbox
+            done = self._send(item, now)
+            posted += done
+            if item.kind == "thread" and item.state == "posted":
+                unopened.discard(item.game)
+            if (done or item.state != "pending") and lane[0] != "edit":
+                later = [i.id for i in pending if _lane(i) == lane and i.id > item.id]
+                if later:
+                    first[lane] = later[0]
+                else:
+                    first.pop(lane, None)
+        return posted
+
+    def _send(self, item: Outbox, now: datetime) -> int:
+        """One outbox item: 1 if it went out (or was found to have landed), else 0."""
+        if item.kind == "edit":
+            self.budget.spend()
+            return self._edit(item, now)
+        if item.kind == "comment" and item.thread is None:
+            game = Game.get_by_id(item.game)
+            if game.thread is None:
+                return 0  # the opening post is not out yet
+            item.thread = game.thread
+        out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
+                       to=item.to, subject=item.subject, title=item.title, where=item.place,
+                       reply_to=item.reply_to, token=store.marker_token(item.key))
+        if item.uncertain:  # it may have landed: look before posting again
+            try:
+                found = self.forum.find_posted(out)
+            except ForumError as e:
+                if item.kind != "pm" or (now - store.aware(item.created_at)).total_seconds() < PM_RESEND_AFTER:
+                    item.not_before = store.naive(now + timedelta(seconds=RECHECK_AFTER))
+                    item.error = f"could not look for it: {e}"[:500]
+                    item.save()  # still uncertain
+                    return 0
+                # The sent PMs cannot be read (Reddit moved PMs to Chat; the listing may
+                # redirect to a login page): a PM twice beats a role PM never sent.
+                log.warning("sending %s again: the sent messages cannot be read (%s)", item.key, e)
+                self._tell_host_resent(item, str(e))
+                found = None
+            if found is not None:
+                self._posted(item, found)
+                return 1
+        try:
+            item.uncertain = True
+            item.attempts += 1
+            item.save()
+            self.budget.spend()
+            self._posted(item, self.forum.post(out))
+            return 1
+        except TransientError as e:
+            wait = backoff(item.attempts, e.retry_after)
+            item.uncertain = False
+            item.not_before = store.naive(now + timedelta(seconds=wait))
+            item.error = str(e)[:500]
+            item.save()
+        except UncertainError as e:
+            item.error = str(e)[:500]
+            item.save()  # still uncertain: the next flush looks for it first
+        except PermanentError as e:
+            item.state = "failed"
+            item.uncertain = False
+            item.error = str(e)[:500]
+            item.save()
+            if item.kind == "thread" and item.game is not None:
+                self._not_started(item, str(e))
+            else:
+                self._tell_host_of_failure(item, str(e))
+        return 0
+
+    def _not_started(self, item: Outbox, error: str) -> None:
+        """The forum refused a game's opening post for good (a title or body that breaks a
+        rule): the game does not start, nothing else of it goes out, and the host is told
+        what the forum said and how to try again."""
+        game = Game.get_by_id(item.game)
+        with db.atomic():
+            Outbox.update(state="failed", error="the game did not start").where(
+                (Outbox.game == game.id) & (Outbox.state == "pending") & (Outbox.id != item.id)).execute()
+            game.status = "aborted"
+            game.next_deadline = None
+            game.save()
+            self._states.pop(game.id, None)
+            out = Outgoing(key=f"{game.tag}:not-started", kind="pm", to=game.host,
+                           subject=f"{game.tag}: the game could not start",
+                           body=ops.not_started(game.tag, item.title, error))
+            store.enqueue(out, None, self.clock(), priority=0)
+
+    def _tell_host_resent(self, item: Outbox, error: str) -> None:
+        if item.game is None:
+            return
+        game = Game.get_by_id(item.game)
+        out = Outgoing(key=f"{game.tag}:pm-resent", kind="pm", to=game.host,
+                       subject=f"{game.tag}: a PM may have gone out twice",
+                       body=ops.pm_resent(game.tag, item.to or "", error))
+        store.enqueue(out, game.id, self.clock(), priority=0)
+
+    def _edit(self, item: Outbox, now: datetime) -> int:
+        """A status-block edit of the opening post. Edits are idempotent: after an
+        uncertain failure the same edit is simply sent again."""
+        tag = f"G{item.game}"  # the sign-up post if there is one, else the game's opening
+        game = Game.get_by_id(item.game)
+        first = f"{tag}:0:opening" if self._block_in_signup_post(game) else f"{tag}:1:opening"
+        opening = Outbox.get_or_none(Outbox.key == first)
+        if opening is None or opening.state != "posted":
+            return 0  # the opening post is not out yet
+        body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
+        out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
+                       token=store.marker_token(opening.key))  # the edited post keeps its marker
+        try:
+            item.attempts += 1
+            posted = self.forum.post(out)
+        except TransientError as e:
+            wait = backoff(item.attempts, e.retry_after)
+            item.not_before = store.naive(now + timedelta(seconds=wait))
+            item.error = str(e)[:500]
+            item.save()
+            return 0
+        except UncertainError as e:
+            item.error = str(e)[:500]
+            item.save()
+            return 0
+        except PermanentError as e:
+            item.state = "failed"
+            item.error = str(e)[:500]
+            item.save()
+            self._tell_host_of_failure(item, str(e))
+            return 0
+        self._posted(item, posted)
+        return 1
+
+    def _posted(self, item: Outbox, posted) -> None:
+        with db.atomic():
+            item.state = "posted"
+            item.uncertain = False
+            item.ext_id = posted.id
+            item.url = posted.url
+            item.posted_at = store.naive(self.clock())
+            item.save()
+            if item.kind == "thread" and item.game is not None:
+                Game.update(thread=posted.id, thread_url=posted.url).where(
+                    Game.id == item.game).execute()
+                self._tell_host_started(Game.get_by_id(item.game), posted.url or posted.id)
+
+    def _tell_host_started(self, game: Game, where: str) -> None:
+        if game.status == "signup":
+            out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
+                           subject=f"{game.tag}: sign-ups are open",
+                           body=f"Sign-ups for {game.tag} are open: {where}\n\nPlayers comment "
+                                "**JOIN** there. The game starts by itself; put "
+                                f"{game.tag} in your PMs about this game.")
+            store.enqueue(out, game.id, self.clock(), priority=0)
+            return
+        out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
+                       subject=f"{game.tag}: your game is running",
+                       body=f"Game {game.tag} is running: {where}\n\nThe roles have gone out by "
+                            f"PM. Put {game.tag} in your PMs about this game.")
+        store.enqueue(out, game.id, self.clock(), priority=0)
+
+    def _tell_host_of_failure(self, item: Outbox, error: str) -> None:
+        if item.game is None:
+            return
+        game = Game.get_by_id(item.game)
+        if item.kind == "pm" and item.to and item.to.casefold() == game.host.casefold():
+            return
+        what = {"pm": f"a PM to {item.to}", "edit": "an update of the status block in the opening post"
+                }.get(item.kind, "a post in the game thread")
+        out = Outgoing(key=f"{item.key}:failed", kind="pm", to=game.host,
+                       subject=f"{game.tag}: a message could not be delivered",
+                       body=f"{game.tag}: I could not deliver {what}: {error}")
+        store.enqueue(out, game.id, self.clock())

@@ -1,0 +1,34 @@
+"""The bot's own limits and waits, in one place."""
+from __future__ import annotations
+
+from .rules.commands import (
+                             Assassinate,
+                             HostAbort,
+                             HostClose,
+                             HostDisqualify,
+                             HostExtend,
+                             HostPause,
+                             HostRecord,
+                             HostReplace,
+                             HostResume,
+                             HostSkip,
+                             LadyTarget,
+)
+
+TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
+SIDED = {"order", "assassinate"}  # whether these are taken depends on a hidden side or role
+HOST_COMMANDS = {"signups": None, "close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
+                 "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
+                 "skip": HostSkip, "record": HostRecord, "status": None}
+PER_AUTHOR_PER_CYCLE = 20  # messages of one sender handled in a cycle; the rest wait their turn
+REPLIES_PER_AUTHOR = 5  # answers to one sender in REPLY_WINDOW; past that the bot stays quiet
+REPLY_WINDOW = 600  # seconds
+RECHECK_LIMIT = 100  # comments re-checked for edits in one cycle (one info() request on Reddit)
+RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
+STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
+POINTER_EVERY = 86400  # seconds: a stranger gets at most one pointer to HELP in this time
+MAX_TRIES = 3  # a message that fails this often (not for the database) is set aside
+PM_RESEND_AFTER = 600  # seconds an uncertain PM waits for its look-up before it is sent again
+WAIT_NOTICE = 3600  # seconds a deadline may wait for the forum before the host is told
+UNREADABLE_NOTICE = 600  # seconds a game thread may go unread before its host is told
+OUTAGE_AFTER = 600  # seconds with no cycle (at least; 10 polls) that count as the bot down
