@@ -25,5 +25,8 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/cycle.py
 
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db* forumbot-local.db*

@@ -20,11 +20,19 @@ from typing import Sequence
 import praw
 import prawcore
 from praw.exceptions import RedditAPIException
-
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
 
-from .base import (Fetched, Inbound, LoginFailed, Markup, Outgoing, PermanentError, Posted,
-                   TransientError, UncertainError)
+from .base import (
+    Fetched,
+    Inbound,
+    LoginFailed,
+    Markup,
+    Outgoing,
+    PermanentError,
+    Posted,
+    TransientError,
+    UncertainError,
+)
 
 PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
 PERMANENT_API_ERRORS = {

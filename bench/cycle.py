@@ -100,12 +100,12 @@ def cpu_and_startup(games: int) -> dict:
     """CPU seconds of a quiet and a busy cycle (in-process, real praw against the fake; the
     fake's own thread is counted too), and the cold start: a new process's moderator
     rebuilding every running game from the store, then its first cycle."""
-    from api_economy import costs, seed_games, Clock  # noqa: F401
+    import praw
+    from api_economy import Clock, costs, seed_games  # noqa: F401
 
     from adapters.reddit import RedditForum
     from forumbot import store
     from forumbot.moderator import Moderator
-    import praw
 
     c = costs(games)
     fake = FakeReddit().start()

@@ -28,6 +28,8 @@ from .rules import replay
 from .rules.presets import TEAM_SIZES, fails_needed
 from .rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState, phase_words
 
+PLAIN_ROLES = ("resistance", "spy", "servant", "minion", "human", "cylon")  # no special power
+
 _ENV: Environment | None = None
 
 
@@ -461,7 +463,7 @@ def _reveal(state: GameState, events) -> list[dict]:
         sides.append({"side": side, "name": _capital(_side_name(state, key)),
                       "won": state.winner == key, "shot": None,
                       "players": [{"name": s.name, "role": _role_name(s.role),
-                                   "special": s.role not in ("resistance", "spy", "servant", "minion", "human", "cylon"),
+                                   "special": s.role not in PLAIN_ROLES,
                                    "disqualified": s.disqualified,
                                    "replaced": replacements.get(s.name, [])} for s in seats]})
     if shot:
@@ -506,7 +508,8 @@ def _timeline_item(state: GameState, e, clock: _Clock) -> dict | None:
         return {"kind": "host", "label": "Host", "symbol": "⚑", "text": text}
     if t == ev.DEADLINE_EXTENDED:
         return {"kind": "host", "label": "Host", "symbol": "⚑",
-                "text": f"The host extended the deadline of {phase_words(d['phase'])} by {format_duration(d['seconds'])}."}
+                "text": f"The host extended the deadline of {phase_words(d['phase'])} "
+                        f"by {format_duration(d['seconds'])}."}
     if t == ev.GAME_PAUSED:
         until = ""
         if d.get("until"):
@@ -542,7 +545,8 @@ def _timeline_item(state: GameState, e, clock: _Clock) -> dict | None:
         from .status import WIN_REASONS
 
         return {"kind": "end", "label": "End", "symbol": "■",
-                "text": f"{_capital(_side_name(state, d['winner']))} win, by {WIN_REASONS.get(d['reason'], d['reason'])}."}
+                "text": f"{_capital(_side_name(state, d['winner']))} win, "
+                        f"by {WIN_REASONS.get(d['reason'], d['reason'])}."}
     return None
 
 

@@ -169,7 +169,8 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
                 rng.shuffle(others)
             team = [leader.name] + others[: state.team_size() - 1]
             rng.shuffle(team)
-            public = f"; PUBLIC: {rng.choice(team)}" if state.mission in state.config.rules.public_order_missions else ""
+            in_public = state.mission in state.config.rules.public_order_missions
+            public = f"; PUBLIC: {rng.choice(team)}" if in_public else ""
             forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}{public}**")
             acted = True
     elif state.phase == TEAM_VOTE:
@@ -229,7 +230,8 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
     elif state.phase == "assassination":
         shooter = sims[state.waiting_for()[0]]
         targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]
-        forum.comment(shooter.name, game.thread, f"I think I know who you are.\n\n**ASSASSINATE: {rng.choice(targets)}**")
+        forum.comment(shooter.name, game.thread,
+                      f"I think I know who you are.\n\n**ASSASSINATE: {rng.choice(targets)}**")
         acted = True
     elif state.phase == "lady":
         holder = sims[state.waiting_for()[0]]

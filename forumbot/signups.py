@@ -20,7 +20,6 @@ from .rules import start
 from .status import relative
 from .store import Game, Inbound, Signup
 
-
 # How a forum shows the author of a deleted comment or account: no one can take a seat
 # (or read a reply) under it.
 GONE_AUTHORS = {"", "[deleted]", "[removed]"}

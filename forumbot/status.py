@@ -4,7 +4,6 @@ from __future__ import annotations
 from .deadlines import due, stamp
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState, phase_words
 
-
 # Why a game ended with no winner.
 ENDED_WITHOUT_WINNER = {"aborted": "the host aborted it",
                         "abandoned": "it was abandoned, as nobody proposed a team for two full "
@@ -36,7 +35,8 @@ def public_status(state: GameState, tag: str) -> str:
         who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
         lines.append(f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}{deadline}")
     elif state.winner is None:
-        lines.append(f"The game is over, with no winner: {ENDED_WITHOUT_WINNER.get(state.win_reason, state.win_reason)}.")
+        why = ENDED_WITHOUT_WINNER.get(state.win_reason, state.win_reason)
+        lines.append(f"The game is over, with no winner: {why}.")
     else:
         from .render.posts import side_name
 

@@ -15,9 +15,21 @@ import sqlite3
 from datetime import datetime, timezone
 
 from peewee import (
-    SQL, BigIntegerField, BooleanField, CharField, DatabaseError, DatabaseProxy, DateTimeField,
-    ForeignKeyField, IntegerField, IntegrityError, InterfaceError, Model, OperationalError,
-    SqliteDatabase, TextField,
+    SQL,
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    DatabaseError,
+    DatabaseProxy,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    IntegrityError,
+    InterfaceError,
+    Model,
+    OperationalError,
+    SqliteDatabase,
+    TextField,
 )
 from playhouse.db_url import connect as db_connect
 from playhouse.migrate import SchemaMigrator

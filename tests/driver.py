@@ -8,8 +8,19 @@ import re
 from datetime import timedelta
 
 from forumbot import deadlines, store
-from forumbot.rules.commands import (Assassinate, Choose, GiveCard, LadyTarget, MissionOrder,
-                                     PassCard, PlayCard, Propose, ProxyVote, TakeCard, TeamVote)
+from forumbot.rules.commands import (
+    Assassinate,
+    Choose,
+    GiveCard,
+    LadyTarget,
+    MissionOrder,
+    PassCard,
+    PlayCard,
+    Propose,
+    ProxyVote,
+    TakeCard,
+    TeamVote,
+)
 from forumbot.rules.random_play import random_command
 
 MARKER = re.compile(r"\[\]\(#fb-[0-9a-f]{16}\)")

@@ -37,7 +37,7 @@ def test_a_busy_minute_slows_status_edits_never_the_game(db, clock):
     people = LocalPeople(forum)
     mod = Moderator(forum, clock=clock, writes_per_minute=12)
     tables = []
-    for g in range(4):
+    for _g in range(4):
         t = Table(forum, people, clock, players=NAMES[:5], make_moderator=lambda: mod)
         t.mod = mod
         for _ in range(12):  # starting four games is more than a minute's budget

@@ -56,7 +56,8 @@ def test_a_fifth_of_requests_fail_and_the_game_is_the_same(preset, db, no_prawco
 
     calm, calm_texts, _ = run(preset, 0.0, Clock)
     store.close()
-    from forumbot.store import MODELS, db as proxy
+    from forumbot.store import MODELS
+    from forumbot.store import db as proxy
     proxy.drop_tables(MODELS)
     proxy.create_tables(MODELS)
     stormy, texts, injected = run(preset, 0.2, Clock)

@@ -458,7 +458,7 @@ def test_a_kept_card_names_its_keeper():
 def test_relative_deadlines_count_from_when_the_post_goes_out():
     cfg, events = played("resistance", 2)
     checked = 0
-    for e, msgs, _ in rendered(cfg, events, now_after=timedelta(hours=1, minutes=29)):
+    for _e, msgs, _ in rendered(cfg, events, now_after=timedelta(hours=1, minutes=29)):
         for m in msgs:
             for due, rel in re.findall(r"by (\d{4}-\d\d-\d\d \d\d:\d\d) UTC \(in ([^)]+)\)", m.body):
                 assert rel != "1d" and rel == "22h 31m", (m.body, due, rel)
@@ -489,12 +489,12 @@ def test_the_demo_posts_count_deadlines_from_their_own_time(capsys):
 
 def test_phases_are_named_in_words_not_identifiers():
     from forumbot.help import help_for
-    from forumbot.status import public_status, status_block
     from forumbot.render.markup import markup_for
+    from forumbot.status import public_status, status_block
 
     for preset in ("resistance-plot", "so-say-we-all", "avalon"):
         cfg, events = played(preset, 1)
-        for e, msgs, state in rendered(cfg, events):
+        for _e, msgs, state in rendered(cfg, events):
             texts = [m.body for m in msgs] + [public_status(state, "G7"),
                                               status_block(state, "G7", markup_for("markdown"))]
             texts += [help_for(state, "G7", n, n) for n in state.names[:2]]

@@ -4,7 +4,6 @@ from datetime import datetime, timedelta
 import pytest
 
 
-
 @pytest.fixture
 def make(local_game):
     return local_game

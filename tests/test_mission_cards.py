@@ -140,7 +140,7 @@ def test_both_delayed_by_bureaucracy_bar_the_commander_from_two_proposals(rigged
     team_with_c = tuple([c] + [n for n in g.state.names if n != c][:1])
     r = g.do(Propose(g.tick(), g.state.leader, team_with_c))
     assert isinstance(r, Refusal) and "Delayed by Bureaucracy" in r.reason
-    for attempt in (1, 2):
+    for _attempt in (1, 2):
         g.do(Propose(g.tick(), g.state.leader, tuple(n for n in g.state.names if n != c)[:2]))
         assert g.state.not_voting == [c]
         r = g.do(TeamVote(g.tick(), c, "approve", "pm"))

@@ -1,9 +1,18 @@
 """Text -> commands, names, and the config message."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from forumbot.parsing import (NameProblem, bold_spans, game_tags, parse_command, parse_comment,
-                              parse_config, parse_pm, resolve_name)
+from forumbot.parsing import (
+    NameProblem,
+    bold_spans,
+    game_tags,
+    parse_command,
+    parse_comment,
+    parse_config,
+    parse_pm,
+    resolve_name,
+)
 
 COMMANDS = [
     ("PROPOSE: alice, bob, carol", ("propose", ("alice", "bob", "carol"), "")),

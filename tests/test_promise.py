@@ -481,7 +481,7 @@ def test_a_long_forum_outage_closes_one_phase_then_waits(db, clock):
 
 def test_the_flood_guard_never_mutes_the_host(db, clock, local_game):
     t = local_game()
-    for i in range(8):
+    for _i in range(8):
         t.people.pm("host", f"{t.game.tag}", f"STATUS {t.game.tag}")
     t.people.pm("host", f"{t.game.tag}", f"REPLACE {t.game.tag} bob")  # mistyped
     t.cycle()

@@ -2,7 +2,8 @@
 import random
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from forumbot.render import render_events
 from forumbot.rules import make_config, replay
@@ -46,7 +47,7 @@ def test_random_legal_play_ends_correctly_and_keeps_secrets(table, seed, with_ro
     # no public text puts a name beside a side or role word before the end
     live = replay(cfg, seed, events[:1])
     from forumbot.rules.state import fold
-    for i, e in enumerate(events[1:], 1):
+    for _i, e in enumerate(events[1:], 1):
         fold(live, e)
         if e.type == "game_ended" or e.type == "assassinated":
             break

@@ -23,8 +23,7 @@ import prawcore
 import pytest
 import responses
 
-from adapters.base import (ForumError, Outgoing, PermanentError, Posted, TransientError,
-                           UncertainError)
+from adapters.base import ForumError, Outgoing, PermanentError, Posted, TransientError, UncertainError
 from adapters.reddit import RedditForum, marker
 
 RECORDED = Path(__file__).parent / "fixtures" / "recorded"

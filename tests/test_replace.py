@@ -7,7 +7,7 @@ import pytest
 from forumbot.rules import make_config
 from forumbot.rules.random_play import play_out
 from forumbot.rules.replace import RESERVED
-from forumbot.rules.state import fold, GameState
+from forumbot.rules.state import GameState, fold
 from tests.table import NAMES, LocalPeople, Table
 
 

@@ -449,7 +449,8 @@ def _plot_played(state, e, tag, m) -> str:
         return f"{d['holder']} plays {m.bold('Strong Leader')} and leads this round."
     if d["card"] == "chicago-proxy":
         return (f"{d['holder']} plays {m.bold('Chicago Proxy')} on {m.bold(d['target'])}: "
-                f"{d['holder']} casts {d['target']}'s vote on this team ({m.bold('PROXY: name APPROVE')} to change it).")
+                f"{d['holder']} casts {d['target']}'s vote on this team "
+                f"({m.bold('PROXY: name APPROVE')} to change it).")
     target = f" on {m.bold(d['target'])}" if d.get("target") else ""
     return f"{d['holder']} plays {m.bold(_card(d['card']))}{target}."
 
@@ -465,7 +466,8 @@ def _team_vetoed(state, e, tag, m) -> str:
 
 def _plot_spotlight(state, e, tag, m) -> str:
     d = e.data
-    return f"In the Spotlight: {m.bold(d['target'])}'s order on mission {d['mission']} was {m.bold(d['order'].upper())}."
+    return (f"In the Spotlight: {m.bold(d['target'])}'s order on mission {d['mission']} "
+            f"was {m.bold(d['order'].upper())}.")
 
 
 def _plot_skipped(state, e, tag, m) -> str:
