@@ -99,6 +99,7 @@ class RedditForum:
         self.name = name
         self.bot_name = reddit.config.username or "forumbot"
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
+        self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
         self.default_subreddit = default_subreddit
 
     @classmethod
@@ -276,7 +277,23 @@ class RedditForum:
             else:  # comment and post replies: the thread listing has the comments; never PMs
                 pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
                                    body="", created=_utc(item.created_utc)))
+                self._quieten(getattr(item, "parent_id", None) or "")
         return pms
+
+    def _quieten(self, parent: str) -> None:
+        """A reply to one of the bot's comments (or an older thread's post) reached the
+        inbox: switch that thing's inbox replies off, once (one request), so that its
+        further replies are read from the listing only. The bot's threads are submitted
+        with them off already; a comment cannot be, so it is done when a reply comes."""
+        if not parent.startswith(("t1_", "t3_")) or parent in self._quiet:
+            return
+        self._quiet.add(parent)
+        try:
+            thing = (self.reddit.comment(parent[3:]) if parent.startswith("t1_")
+                     else self.reddit.submission(parent[3:]))
+            thing.disable_inbox_replies()
+        except (prawcore.PrawcoreException, RedditAPIException):
+            pass  # not the bot's, or gone: its replies are marked read as before
 
     def _comment(self, c, sub: str) -> Inbound:
         return Inbound(id=c.id, kind="comment", author=str(c.author) if c.author else "[deleted]",

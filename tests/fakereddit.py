@@ -535,6 +535,12 @@ class FakeReddit:
                 self._message(self.bot, form["to"].removeprefix("/u/").removeprefix("u/"),
                               form["subject"], form["text"])
                 return 200, {"json": {"errors": []}}
+            if path == "/api/sendreplies":  # "disable/enable inbox replies" of one's own thing
+                thing = self._thing(form.get("id", ""))
+                if thing is None or thing.get("author") != self.bot:
+                    return 403, dict(FORBIDDEN)
+                thing["send_replies"] = form.get("state", "true").lower() != "false"
+                return 200, {}
             if path == "/api/read_message":
                 names = set(form.get("id", "").split(","))
                 for m in self.messages:

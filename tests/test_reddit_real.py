@@ -383,3 +383,17 @@ def test_a_reply_with_no_subject_and_no_tag_finds_its_game_by_the_pm_it_answers(
                   parent=role["id"])
     t.cycle()
     assert t.mod.state(g2).phase == "team_vote" and t.mod.state(g1).phase == "proposal"
+
+
+def test_a_reply_to_a_bot_comment_switches_that_comments_inbox_replies_off(reddit):
+    t = reddit(start=False)
+    t.fake.reply_notifications = True
+    t.start()
+    bot_comment = next(c for c in t.fake.thread_comments(t.game.thread) if c["author"] == "forumbot")
+    t.fake.comment("alice", t.game.thread, "replying to the bot", bot_comment["name"])
+    t.cycle()
+    assert ("POST", "/api/sendreplies") in t.fake.requests
+    n = sum(1 for m in t.fake.messages if m["name"].startswith("t1_"))
+    t.fake.comment("bob", t.game.thread, "me too", bot_comment["name"])
+    t.cycle()
+    assert sum(1 for m in t.fake.messages if m["name"].startswith("t1_")) == n  # no more inbox items
