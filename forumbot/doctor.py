@@ -57,8 +57,8 @@ def checks(settings_path: str | None = None):
     yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {s.database_url}")
     missing = forum_problems(s)
     if missing:
-        yield Check(FAIL, "settings", f"fill in [reddit] {', '.join(missing)} (README, "
-                    "\"Deploying on a server\")")
+        guide = "Hosting on Discourse" if s.forum == "discourse" else "Deploying on a server"
+        yield Check(FAIL, "settings", f"fill in [{s.forum}] {', '.join(missing)} (README, \"{guide}\")")
     agent = s.reddit.get("user_agent", "")
     if s.forum == "reddit" and (not agent or "yourname" in agent):
         yield Check(WARN, "user agent", "[reddit] user_agent should name the bot and you "
@@ -78,9 +78,27 @@ def checks(settings_path: str | None = None):
         yield _local_forum(s)
         return
     if missing:
-        yield Check(SKIP, "reddit", "not checked: the settings above are missing")
+        yield Check(SKIP, s.forum, "not checked: the settings above are missing")
+        return
+    if s.forum == "discourse":
+        yield from _discourse(s)
         return
     yield from _reddit(s, subreddits)
+
+
+def _discourse(s):
+    from adapters.discourse import discourse_checks
+
+    from .settings import SettingsError, make_forum
+
+    try:
+        forum = make_forum(s)
+    except SettingsError as e:
+        yield Check(FAIL, "settings", str(e))
+        return
+    categories = [x for x in [s.discourse.get("category")] if x]
+    for status, name, detail in discourse_checks(forum, categories, username=s.discourse.get("api_username")):
+        yield Check(status, name, detail)
 
 
 # --- the database -----------------------------------------------------------------------------

@@ -21,12 +21,12 @@ class Problem:
 
 
 TOP_KEYS = {
-    "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit",
+    "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit", "category",
     "leader_order", "seed", "deadlines", "missed", "min_players", "max_players",
     "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "signup_thread",
 }
 # In the contract (commands.md) but not built yet: refused with a clear word, never ignored.
-PLANNED_KEYS = {"category"}  # Discourse: with its adapter
+PLANNED_KEYS: set[str] = set()
 PRESET_KEYS = {"roles", "lady_of_the_lake", "plot_cards", "mission_cards"}
 DEADLINE_KEYS = {"proposal", "team_vote", "mission", "choice", "card_window", "remind_before",
                  "signup", "close_early", "align_to", "close_grace"}
@@ -167,6 +167,12 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
             bad("subreddit", f"{doc['subreddit']!r} is not a subreddit name")
         else:
             kw["subreddit"] = sub
+    if "category" in doc:  # Discourse: a category's name, slug, parent/child slug or id
+        cat = str(doc["category"]).strip() if isinstance(doc["category"], (str, int)) else ""
+        if not cat or len(cat) > 100 or "\n" in cat:
+            bad("category", f"{doc['category']!r} is not a category name, slug or id")
+        else:
+            kw["category"] = cat
     if "aliases" in doc:
         aliases = doc["aliases"]
         if not isinstance(aliases, dict):

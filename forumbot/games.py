@@ -72,7 +72,8 @@ are committed with the posts they cause."""
             out = Outgoing(key=key, kind="pm", body=msg.body, to=msg.to, subject=msg.subject)
         elif msg.opening and game.thread is None:
             cfg = game.game_config()
-            out = Outgoing(key=key, kind="thread", body=msg.body, title=msg.title, where=cfg.subreddit)
+            out = Outgoing(key=key, kind="thread", body=msg.body, title=msg.title,
+                           where=cfg.category or cfg.subreddit)
         else:
             out = Outgoing(key=key, kind="comment", body=msg.body, thread=game.thread)
         store.enqueue(out, game.id, now, msg.priority)

@@ -20,7 +20,10 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t).*$", re.M)
 _INLINE_CODE = re.compile(r"`+[^`\n]*`+")
 _MD_QUOTE = re.compile(r"^[ \t]*(>|&gt;).*$", re.M)
-_BB_QUOTE = re.compile(r"\[quote[^\]]*\].*?(\[/quote\]|\Z)", re.S | re.I)
+# The innermost quote (no other quote opens inside it), taken out again and again: a quote
+# inside a quote (Discourse nests them) must not end the outer one early.
+_BB_QUOTE = re.compile(r"\[quote(?:=[^\]]*)?\](?:(?!\[quote(?:=[^\]]*)?\]).)*?(\[/quote\]|\Z)", re.S | re.I)
+MAX_QUOTE_DEPTH = 20
 _BB_CODE = re.compile(r"\[code[^\]]*\].*?(\[/code\]|\Z)", re.S | re.I)
 _HTML_QUOTE = re.compile(r"<blockquote[^>]*>.*?(</blockquote>|\Z)", re.S | re.I)
 _HTML_CODE = re.compile(r"<(pre|code)[^>]*>.*?(</\1>|\Z)", re.S | re.I)
@@ -45,7 +48,10 @@ def normalize(text: str) -> str:
 
 def strip_quotes_and_code(text: str) -> str:
     for pattern in (_FENCE, _BB_QUOTE, _BB_CODE, _HTML_QUOTE, _HTML_CODE):
-        text = pattern.sub("\n", text)
+        for _ in range(MAX_QUOTE_DEPTH if pattern is _BB_QUOTE else 1):
+            text, n = pattern.subn("\n", text)
+            if not n:
+                break
     text = _INDENTED_CODE.sub("", text)
     text = _MD_QUOTE.sub("", text)
     return _INLINE_CODE.sub(" ", text)

@@ -18,6 +18,7 @@ class Settings:
     local_path: str = "forumbot-local.db"
     bot_name: str = "forumbot"
     reddit: dict[str, str] = field(default_factory=dict)
+    discourse: dict[str, str] = field(default_factory=dict)
     outage_grace: int = 3600  # deadlines that fell while the bot was down: restart + this
     log_level: str = "info"  # debug | info | warning | error
     log_format: str = "text"  # text | json (one object a line)
@@ -50,9 +51,10 @@ def load_settings(path: str | None = None) -> Settings:
         raise SettingsError(f"settings file {path} is not a valid INI file: {first}") from None
     s.path = path
     bot = cp["bot"] if cp.has_section("bot") else {}
-    s.forum = bot.get("forum", "reddit" if cp.has_section("reddit") else "local").strip() or "local"
-    if s.forum not in ("reddit", "local"):
-        raise SettingsError(f"[bot] forum = {s.forum}: must be reddit or local")
+    default = "reddit" if cp.has_section("reddit") else "discourse" if cp.has_section("discourse") else "local"
+    s.forum = bot.get("forum", default).strip() or "local"
+    if s.forum not in ("reddit", "discourse", "local"):
+        raise SettingsError(f"[bot] forum = {s.forum}: must be reddit, discourse or local")
     try:
         s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
     except ValueError as e:
@@ -65,7 +67,8 @@ def load_settings(path: str | None = None) -> Settings:
         raise SettingsError("[bot] outage_grace: must be a duration like 30m or 1h, not none")
     s.outage_grace = grace
     try:
-        s.writes_per_minute = int(bot.get("writes_per_minute", "60"))
+        # Discourse allows 60 requests a minute for all of a site's admin keys, reads included
+        s.writes_per_minute = int(bot.get("writes_per_minute", "40" if s.forum == "discourse" else "60"))
         if s.writes_per_minute < 1:
             raise ValueError
     except ValueError:
@@ -85,7 +88,12 @@ def load_settings(path: str | None = None) -> Settings:
         s.bot_name = cp["local"].get("bot_name", s.bot_name)
     if cp.has_section("reddit"):
         s.reddit = {k: v.strip() for k, v in cp["reddit"].items() if v.strip()}
-        s.bot_name = s.reddit.get("username", s.bot_name)
+        if s.forum == "reddit":
+            s.bot_name = s.reddit.get("username", s.bot_name)
+    if cp.has_section("discourse"):
+        s.discourse = {k: v.strip() for k, v in cp["discourse"].items() if v.strip()}
+        if s.forum == "discourse":
+            s.bot_name = s.discourse.get("api_username", s.bot_name)
     return s
 
 
@@ -118,8 +126,18 @@ REDDIT_NEEDS = {
 }
 
 
+# What a Discourse bot needs (README, "Hosting on Discourse").
+DISCOURSE_NEEDS = {
+    "url": "the forum's address, like https://forum.example.org",
+    "api_key": "a key for the bot's user (Admin > Advanced > API Keys)",
+    "api_username": "the bot's username",
+}
+
+
 def forum_problems(s: Settings) -> list[str]:
     """The settings the forum still needs (an unfilled settings.example.ini lists them all)."""
+    if s.forum == "discourse":
+        return [k for k in DISCOURSE_NEEDS if not s.discourse.get(k)]
     if s.forum != "reddit":
         return []
     missing = [k for k in REDDIT_NEEDS if not s.reddit.get(k)]
@@ -131,6 +149,11 @@ def forum_problems(s: Settings) -> list[str]:
 def require_forum(s: Settings) -> None:
     """SettingsError, in one line, if the forum's settings are not filled in."""
     missing = forum_problems(s)
+    if missing and s.forum == "discourse":
+        where = s.path or "the settings file"
+        raise SettingsError(
+            f"{where}: fill in [discourse] {', '.join(missing)} (README, \"Hosting on Discourse\"), "
+            "or set [bot] forum = local to try the bot without a forum account")
     if missing:
         where = s.path or "the settings file"
         raise SettingsError(
@@ -139,6 +162,14 @@ def require_forum(s: Settings) -> None:
 
 
 def make_forum(s: Settings, clock=None):
+    if s.forum == "discourse":
+        require_forum(s)
+        from adapters.discourse import DiscourseForum
+
+        try:
+            return DiscourseForum.from_settings(s.discourse)
+        except ValueError as e:
+            raise SettingsError(f"[discourse] {e}") from None
     if s.forum == "reddit":
         require_forum(s)
         from adapters.reddit import RedditForum

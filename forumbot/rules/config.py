@@ -43,6 +43,7 @@ class GameConfig:
     team_votes: str = "any"
     thread: str = "new"
     subreddit: str | None = None
+    category: str | None = None  # Discourse: where a new game topic goes
     aliases: dict[str, str] = field(default_factory=dict)
     deadlines: Deadlines | None = None
     missed: Missed | None = None
