@@ -20,6 +20,7 @@ from .status import status_block
 from .store import Game, Inbound, Outbox
 
 log = logging.getLogger("forumbot")
+MAX_PROBLEMS_SHOWN = 20  # problems of a config listed in one reply
 
 
 def _json(obj) -> str:
@@ -103,7 +104,10 @@ are committed with the posts they cause."""
                 if key == "signup_thread":
                     break  # sign-ups first; the game's own thread comes at the start
         if problems:
-            lines = "\n".join(f"- `{p.key}`: {p.message}" for p in problems)
+            shown = problems[:MAX_PROBLEMS_SHOWN]  # a forum takes 10,000 (Reddit) to 32,000 characters
+            lines = "\n".join(f"- `{p.key}`: {p.message[:300]}" for p in shown)
+            if len(problems) > len(shown):
+                lines += f"\n- ... and {len(problems) - len(shown)} more; fix these first."
             self._reply(row, None, f"No game was created. Your config has {len(problems)} "
                         f"problem{'s' if len(problems) != 1 else ''}:\n\n{lines}", 0)
             return

@@ -40,6 +40,7 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
             Game.status.in_(("running", "signup")) & Game.thread.is_null(False) & (Game.forum == self.forum.name))})
         started = self.clock()
         fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
+        self.read_failures = dict(fetched.failed)
         for thread, why in fetched.failed.items():
             log.error("reading %s failed: %s (its deadlines wait)", thread, why)
         with db.atomic():

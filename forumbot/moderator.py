@@ -75,7 +75,9 @@ class Moderator(Ingest, Routing, Playing, Hosting, Games, Replies, Clockwork, De
         self._people_cache = None
         try:
             try:
+                self.read_failures = {}
                 report.fetched = self.fetch()
+                report.errors += [f"read {t}: {why}" for t, why in self.read_failures.items()]
             except ForumError as e:  # the forum is down: still post what waits; deadlines wait
                 log.error("fetch failed: %s", e)
                 report.errors.append(f"fetch: {e}")

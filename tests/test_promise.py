@@ -583,3 +583,15 @@ def test_a_post_found_again_has_the_url_a_fresh_post_has(clock):
         out = Outgoing(key=f"k-{kind}", kind=kind, body="x", **extra)
         posted = forum.post(out)
         assert forum.find_posted(out) == posted
+
+
+def test_a_config_with_very_many_problems_gets_a_bounded_answer(db, clock):
+    """A forum refuses over-long posts (Reddit 10,000 characters, Discourse 32,000)."""
+    forum = LocalForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock)
+    aliases = ", ".join(f"x{i}: nobody{i}" for i in range(60))
+    forum.send_pm("host", "forumbot", "new game", f"title: T\npreset: resistance\nplayers: [a, b, c, d, e]\n"
+                  f"aliases: {{{aliases}}}\n")
+    t.cycle()
+    answer = forum.messages_to("host")[-1]["body"]
+    assert "No game was created" in answer and "more" in answer and len(answer) < 10000
