@@ -39,6 +39,8 @@ def test_random_legal_play_ends_correctly_and_keeps_secrets(table, seed, with_ro
             assert any(e.type == "assassinated" and not e.data["hit"] for e in events)
     elif state.win_reason == "rejections":
         assert state.winner == "spies" and state.rejections == 5
+    elif state.win_reason == "abandoned":  # two full turns with no proposal (most seats disqualified)
+        assert state.winner is None and any(e.type == "proposals_stalled" for e in events)
     else:
         assert state.win_reason == "assassination" and state.winner == "spies"
         shot = next(e for e in events if e.type == "assassinated")

@@ -1,12 +1,12 @@
 """The game as pure code."""
+from . import assassin, commander, lady, mission_cards, plot, preload, replace  # noqa: F401  (registers how their events fold)
 from .commands import Command, Expire, MissionOrder, Propose, Refusal, TeamVote
 from .config import GameConfig, make_config
-from .engine import apply, replay, start
+from .engine import advance, apply, replay, start, started
 from .events import Event
 from .state import GameState, fold
-from . import assassin, commander, lady, mission_cards, plot, preload, replace  # noqa: F401  (registers how their events fold)
 
 __all__ = [
     "Command", "Expire", "MissionOrder", "Propose", "Refusal", "TeamVote", "GameConfig",
-    "make_config", "apply", "replay", "start", "Event", "GameState", "fold",
+    "make_config", "apply", "advance", "replay", "start", "started", "Event", "GameState", "fold",
 ]

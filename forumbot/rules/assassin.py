@@ -22,12 +22,12 @@ def _opened(state, e):
 
 @register_fold(ev.ASSASSINATION_OVERDUE)
 def _overdue(state, e):
-    state.extra["waiting_forever"] = state.phase_id
+    state.put_extra("waiting_forever", state.phase_id)
 
 
 @register_fold(ev.ASSASSINATED)
 def _shot(state, e):
-    state.extra["assassinated"] = e.data["target"]
+    state.put_extra("assassinated", e.data["target"])
 
 
 class Assassination(RulePlugin):

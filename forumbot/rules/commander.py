@@ -12,7 +12,7 @@ from .state import register_fold
 
 @register_fold(ev.COMMANDER_NAMED)
 def _named(state, e):
-    state.extra["commander"] = e.data["commander"]
+    state.put_extra("commander", e.data["commander"])
 
 
 class MissionCommander(RulePlugin):

@@ -3,62 +3,114 @@ folds a log back into a state. No I/O, no clock (time comes in on each command),
 global randomness (the deal is seeded)."""
 from __future__ import annotations
 
-import copy
 import random
 from datetime import datetime
 
 from . import events as ev
-from .commands import (Command, Expire, HostAbort, HostClose, HostDisqualify, HostExtend, HostPause,
-                       HostRecord, HostReplace, HostResume, HostSkip, MissionOrder, Postpone, Propose, Refusal,
-                       Remind, TeamVote)
+from .commands import (
+    Command,
+    Expire,
+    HostAbort,
+    HostClose,
+    HostDisqualify,
+    HostExtend,
+    HostPause,
+    HostRecord,
+    HostReplace,
+    HostResume,
+    HostSkip,
+    MissionOrder,
+    Postpone,
+    Propose,
+    Refusal,
+    Remind,
+    TeamVote,
+)
 from .config import GameConfig
 from .events import Event
 from .hooks import RulePlugin, plugins_for
 from .presets import MISSIONS_TO_WIN, REJECTIONS_TO_LOSE, fails_needed, team_size
 from .roles import role_set
-from .state import MISSION, PROPOSAL, RESISTANCE, SPIES, TEAM_VOTE, GameState, fold, phase_words
+from .state import (
+    _FOLDS,
+    FINISHED,
+    MISSION,
+    PROPOSAL,
+    RESISTANCE,
+    SETUP,
+    SPIES,
+    TEAM_VOTE,
+    GameState,
+    fold,
+    phase_words,
+)
 
 
 class Tx:
-    """A working copy of the state and the events emitted so far in one `apply`."""
+    """One command's transaction: a working state and the events emitted so far. The
+    working state is a copy-on-write clone of the state the command came to (it shares
+    the config and every container no event of this command changes), so a refusal, or
+    an exception, leaves the original as it was."""
+
+    __slots__ = ("state", "at", "plugins", "events")
 
     def __init__(self, state: GameState, at: datetime, plugins: list[RulePlugin]):
-        self.state = copy.deepcopy(state)
+        self.state = state.clone()  # copy on write: see GameState.own
         self.at = at
         self.plugins = plugins
         self.events: list[Event] = []
 
     def emit(self, type_: str, **data) -> Event:
         event = Event(type_, self.at, data)
-        fold(self.state, event)
+        state = self.state
+        state.last_event_at = self.at  # (fold(state, event), inline)
+        f = _FOLDS.get(type_)
+        if f is not None:
+            f(state, event)
         self.events.append(event)
         return event
 
 
-def start(config: GameConfig, seed: int, at: datetime) -> list[Event]:
-    """Deal the game from its seed and open the first proposal."""
+def _deal(config: GameConfig, seed: int) -> dict:
     roles_ = role_set(config)
     order, roles = roles_.deal(config, random.Random(seed))
     sides = {n: roles_.side(config, r) for n, r in roles.items()}
+    return dict(order=order, roles=roles, sides=sides, seed=seed)
+
+
+def _start(config: GameConfig, seed: int, at: datetime) -> Tx:
     tx = Tx(GameState(config), at, plugins_for(config))
-    tx.emit(ev.GAME_STARTED, order=order, roles=roles, sides=sides, seed=seed)
+    deal = _deal(config, seed)
+    tx.emit(ev.GAME_STARTED, **deal)
     for p in tx.plugins:
         p.after_start(tx)
-    _open_proposal(tx, 1, _first_leader(tx, order[0]))
-    return tx.events
+    _open_proposal(tx, 1, _first_leader(tx, deal["order"][0]))
+    return tx
+
+
+def start(config: GameConfig, seed: int, at: datetime) -> list[Event]:
+    """Deal the game from its seed and open the first proposal."""
+    return _start(config, seed, at).events
+
+
+def started(config: GameConfig, seed: int, at: datetime) -> tuple[GameState, list[Event]]:
+    """`start`, with the state after its events (each folded once)."""
+    tx = _start(config, seed, at)
+    return tx.state, tx.events
 
 
 def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
     """The state after `events`. Refuses a log whose deal is not the seed's."""
     state = GameState(config)
     if events:
-        dealt = start(config, seed, events[0].at)[0]
-        if events[0].type != ev.GAME_STARTED or events[0].data != dealt.data:
+        if events[0].type != ev.GAME_STARTED or events[0].data != _deal(config, seed):
             raise ValueError("the event log does not start with this seed's deal")
     for e in events:
         fold(state, e)
     return state
 
+
+_OVER = (SETUP, FINISHED)  # not running
 
 # How players write each command: for a refusal of one the game does not have.
 COMMAND_WORDS = {"Assassinate": "ASSASSINATE", "LadyTarget": "LADY", "GiveCard": "GIVE",
@@ -69,21 +121,38 @@ COMMAND_WORDS = {"Assassinate": "ASSASSINATE", "LadyTarget": "LADY", "GiveCard":
 def apply(
     state: GameState, command: Command, plugins: list[RulePlugin] | None = None
 ) -> list[Event] | Refusal:
-    """The events a command causes, or why it is refused. `state` is not changed."""
-    if not state.running:
+    """The events a command causes, or why it is refused. `state` is not changed (fold
+    the events into it; or use `advance`, which returns the state after them)."""
+    owned = state._owned
+    try:
+        result = advance(state, command, plugins)
+    finally:
+        state._owned = owned  # the working state is gone: what `state` held is its own again
+    return result if result.__class__ is Refusal else result[1]
+
+
+def advance(
+    state: GameState, command: Command, plugins: list[RulePlugin] | None = None
+) -> tuple[GameState, list[Event]] | Refusal:
+    """The state after a command and the events it caused (each folded once), or why it
+    is refused. `state` is not changed; the new state shares with it, copy on write, what
+    the command did not change."""
+    if state.phase in _OVER:
         return Refusal("This game is over.")
     if plugins is None:
         plugins = plugins_for(state.config)
-    at = max(command.at, state.last_event_at) if state.last_event_at else command.at
-    tx = Tx(state, at, plugins)
-    handler = _handler(command, plugins)
+    handler = _handler(command, plugins) if plugins else _HANDLERS.get(type(command))
     if handler is None:
         word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())
         return Refusal(f"{word} is not part of this game ({state.config.rules.title}).")
+    at, last = command.at, state.last_event_at
+    if last and last > at:
+        at = last
+    tx = Tx(state, at, plugins)
     refusal = handler(tx, command)
     if refusal is not None:
         return refusal
-    return tx.events
+    return tx.state, tx.events
 
 
 def _handler(command: Command, plugins: list[RulePlugin]):
@@ -108,35 +177,38 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
     if cmd.author != s.leader:
         return Refusal(f"Only the leader, {s.leader}, may propose a team now.")
     size = s.team_size()
-    example = "**PROPOSE: " + ", ".join(_example_team(s, size)) + "**"
+
+    def example() -> str:
+        return "**PROPOSE: " + ", ".join(_example_team(s, size)) + "**"
+
     if len(set(cmd.team)) != len(cmd.team):
-        return Refusal("A player can be on the team only once.", example)
+        return Refusal("A player can be on the team only once.", example())
     if len(cmd.team) != size:
         return Refusal(
-            f"Mission {s.mission} needs a team of {size}; you named {len(cmd.team)}.", example
+            f"Mission {s.mission} needs a team of {size}; you named {len(cmd.team)}.", example()
         )
     for name in cmd.team:
         seat = s.seat(name)
         if seat is None:
-            return Refusal(f"{name} is not a player in this game.", example)
+            return Refusal(f"{name} is not a player in this game.", example())
         if seat.disqualified:
-            return Refusal(f"{name} is disqualified and cannot go on a mission.", example)
+            return Refusal(f"{name} is disqualified and cannot go on a mission.", example())
     if s.mission in s.config.rules.public_order_missions:
-        example = example[:-2] + "; PUBLIC: " + _example_team(s, size)[0] + "**"
-        if cmd.public is None:
-            return Refusal(f"On mission {s.mission} the leader names one team member who plays "
-                           "their order in the thread.", example)
-        if cmd.public not in cmd.team:
-            return Refusal(f"{cmd.public} is not on the team you proposed.", example)
+        if cmd.public is None or cmd.public not in cmd.team:
+            public = example()[:-2] + "; PUBLIC: " + _example_team(s, size)[0] + "**"
+            if cmd.public is None:
+                return Refusal(f"On mission {s.mission} the leader names one team member who plays "
+                               "their order in the thread.", public)
+            return Refusal(f"{cmd.public} is not on the team you proposed.", public)
     elif cmd.public is not None:
-        return Refusal(f"PUBLIC: is not part of mission {s.mission} in this game.", example)
+        return Refusal(f"PUBLIC: is not part of mission {s.mission} in this game.", example())
     for p in tx.plugins:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
     extra = {"public": cmd.public} if cmd.public else {}
     if revising:
         extra["revised"] = True
-    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index)
+    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index) if tx.plugins else ()
     if barred:
         extra["not_voting"] = barred
     proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
@@ -165,71 +237,91 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         return Refusal("You are disqualified: your vote takes the default.", private=True)
     if cmd.author in s.not_voting:
         return Refusal("A card bars you from voting on this proposal.", private=cmd.via == "pm")
-    rules = s.config.rules
-    if cmd.critical and not rules.critical_votes:
-        return Refusal("Critical votes are not part of this game.", "**APPROVE** or **REJECT**")
-    if cmd.critical and cmd.author in s.critical_spent:
-        return Refusal("You have spent your Critical Vote already.", "**APPROVE** or **REJECT**")
-    if cmd.critical and cmd.choice == "abstain":
-        return Refusal("A Critical Vote is an APPROVE or a REJECT.", "**CRITICAL APPROVE**")
-    if cmd.choice == "abstain" and not s.config.missed.allow_abstain:
+    config = s.config
+    rules = config.rules
+    if cmd.critical:
+        if not rules.critical_votes:
+            return Refusal("Critical votes are not part of this game.", "**APPROVE** or **REJECT**")
+        if cmd.author in s.critical_spent:
+            return Refusal("You have spent your Critical Vote already.", "**APPROVE** or **REJECT**")
+        if cmd.choice == "abstain":
+            return Refusal("A Critical Vote is an APPROVE or a REJECT.", "**CRITICAL APPROVE**")
+    if cmd.choice == "abstain" and not config.missed.allow_abstain:
         return Refusal("This game does not allow ABSTAIN: vote APPROVE or REJECT.",
                        "**APPROVE** or **REJECT**")
-    if cmd.via == "thread" and s.mission in rules.pm_vote_missions:
-        return Refusal(
-            f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
-            "PM the bot **APPROVE** or **REJECT**", private=True,
-        )
-    if cmd.via == "thread" and s.config.team_votes == "pm" and \
-            not any(p.votes_in_thread(s, cmd.author) for p in tx.plugins):
-        return Refusal(
-            "Team votes in this game go by PM only, so that they stay secret until the vote "
-            "closes. Your comment was not counted.",
-            "PM the bot **APPROVE** or **REJECT**",
-            private=True,
-        )
+    if cmd.via == "thread":
+        if s.mission in rules.pm_vote_missions:
+            return Refusal(
+                f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
+                "PM the bot **APPROVE** or **REJECT**", private=True,
+            )
+        if config.team_votes == "pm" and not any(p.votes_in_thread(s, cmd.author) for p in tx.plugins):
+            return Refusal(
+                "Team votes in this game go by PM only, so that they stay secret until the vote "
+                "closes. Your comment was not counted.",
+                "PM the bot **APPROVE** or **REJECT**",
+                private=True,
+            )
     for p in tx.plugins:
         if (r := p.before_vote(s, cmd)) is not None:
             return r
-    extra = {"critical": True} if cmd.critical else {}
-    tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, **extra)
-    if s.config.deadlines.close_early and not s.waiting_for() and not s.config.deadlines.close_grace:
+    if cmd.critical:
+        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+    else:
+        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via)
+    deadlines = s.config.deadlines
+    if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
         _close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
     return None
+
+
+def _all_voted(s: GameState) -> bool:
+    """No one is left to vote (`not s.waiting_for()` in a team vote)."""
+    votes, barred = s.votes, s.not_voting
+    for seat in s.seats:
+        if not seat.disqualified and seat.name not in votes and seat.name not in barred:
+            return False
+    return True
 
 
 def _close_vote(tx: Tx) -> None:
     s = tx.state
     default = s.config.missed.team_vote
     abstain_as = s.config.rules.abstain_counts_as
+    cast, barred = s.votes, s.not_voting
     votes: dict[str, str] = {}
     defaulted: list[str] = []
     for seat in s.seats:
-        if seat.name in s.not_voting:
-            votes[seat.name] = "abstain"  # barred by a card: not counted, not a miss
-        elif seat.name in s.votes and not seat.disqualified:
-            vote = s.votes[seat.name]
-            votes[seat.name] = abstain_as if vote == "abstain" and abstain_as else vote
+        name = seat.name
+        if name in barred:
+            votes[name] = "abstain"  # barred by a card: not counted, not a miss
+        elif name in cast and not seat.disqualified:
+            vote = cast[name]
+            votes[name] = abstain_as if vote == "abstain" and abstain_as else vote
         else:
-            votes[seat.name] = default
-            defaulted.append(seat.name)
-    critical = [n for n in s.names if n in s.critical and n not in defaulted]
-    weight = {n: 2 if n in critical else 1 for n in votes}
-    approve = sum(weight[n] for n, v in votes.items() if v == "approve")
-    reject = sum(weight[n] for n, v in votes.items() if v == "reject")
-    record = dict(
-        mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team), votes=votes,
-        defaulted=defaulted, critical=critical, proxied=dict(s.proxied), not_voting=list(s.not_voting),
-        approve=approve, reject=reject, approved=approve > reject,
-        rejections=s.rejections + (0 if approve > reject else 1),
-    )
+            votes[name] = default
+            defaulted.append(name)
+    critical = [n for n in s.names if n in s.critical and n not in defaulted] if s.critical else []
+    approve = reject = 0
+    for n, v in votes.items():
+        if v == "approve":
+            approve += 2 if n in critical else 1
+        elif v == "reject":
+            reject += 2 if n in critical else 1
+    record = {
+        "mission": s.mission, "proposal": s.attempt, "leader": s.leader, "team": list(s.team), "votes": votes,
+        "defaulted": defaulted, "critical": critical, "proxied": dict(s.proxied), "not_voting": list(barred),
+        "approve": approve, "reject": reject, "approved": approve > reject,
+        "rejections": s.rejections + (0 if approve > reject else 1),
+    }
     tx.emit(ev.VOTE_CLOSED, **record)
-    _disqualify_missing(tx, defaulted)
+    if defaulted:
+        _disqualify_missing(tx, defaulted)
     for p in tx.plugins:
         p.after_vote(tx, record)
     if not record["approved"]:
         after_rejection(tx)
-    elif not any(p.before_mission_opens(tx) for p in tx.plugins):
+    elif not (tx.plugins and any(p.before_mission_opens(tx) for p in tx.plugins)):
         open_mission(tx)
 
 
@@ -304,8 +396,12 @@ def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
 
 
 def _maybe_resolve(tx: Tx) -> None:
-    if not tx.state.waiting_for():
-        _resolve_mission(tx)
+    s = tx.state
+    orders = s.orders
+    for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
+        if name not in orders and not s.seat(name).disqualified:
+            return
+    _resolve_mission(tx)
 
 
 def default_order(state: GameState, name: str) -> str:
@@ -320,24 +416,25 @@ def _resolve_mission(tx: Tx) -> None:
     s = tx.state
     orders: dict[str, str] = {}
     defaulted: list[str] = []
+    cast = s.orders
     for name in s.team:
-        if name in s.orders and not s.seat(name).disqualified:
-            orders[name] = s.orders[name]
+        if name in cast and not s.seat(name).disqualified:
+            orders[name] = cast[name]
         else:
             orders[name] = default_order(s, name)
             defaulted.append(name)
-    sabotages = sum(1 for o in orders.values() if o == "sabotage")
+    sabotages = list(orders.values()).count("sabotage")
     needed = s.fails_needed()
-    record = dict(
-        number=s.mission, leader=s.leader, team=list(s.team), sabotages=sabotages,
-        fails_needed=needed, result="fail" if sabotages >= needed else "success",
-        orders=orders, defaulted=defaulted,
-        count_shown=s.mission not in s.config.rules.hidden_count_missions,
-    )
+    record = {
+        "number": s.mission, "leader": s.leader, "team": list(s.team), "sabotages": sabotages,
+        "fails_needed": needed, "result": "fail" if sabotages >= needed else "success",
+        "orders": orders, "defaulted": defaulted,
+        "count_shown": s.mission not in s.config.rules.hidden_count_missions,
+    }
     if s.public:
         record["public"] = s.public
     tx.emit(ev.MISSION_RESOLVED, **record)
-    if s.config.missed.orders_count:
+    if defaulted and s.config.missed.orders_count:
         _disqualify_missing(tx, defaulted)
     resume_after_mission(tx)
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+_NEW = object()  # (no data given: a new empty dict)
+
 
 @dataclass(frozen=True)
 class Event:
     type: str
     at: datetime
     data: dict = field(default_factory=dict)
+
+    def __init__(self, type: str, at: datetime, data: dict = _NEW):  # noqa: A002
+        d = self.__dict__  # (frozen: set once, here; quicker than the generated __init__)
+        d["type"] = type
+        d["at"] = at
+        d["data"] = {} if data is _NEW else data
 
     def to_json(self) -> dict:
         return {"type": self.type, "at": iso(self.at), "data": self.data}

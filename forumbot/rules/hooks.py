@@ -83,9 +83,29 @@ class RulePlugin:
         """The game has ended; `record` is the game_ended data."""
 
 
+_PLUGINS: dict[tuple, list[RulePlugin]] = {}
+
+
 def plugins_for(config) -> list[RulePlugin]:
     """The plug-ins of a game, in the order they run: the preset's table row, plus the
-    options the host switched on. The base game is the core alone."""
+    options the host switched on. The base game is the core alone. The plug-ins keep
+    nothing of a game, so games of one kind share one list (do not change it)."""
+    global _last
+    last = _last
+    if last[0] is config:  # (the same game's config, command after command)
+        return last[1]
+    key = (config.preset, config.plot_cards, config.mission_cards, config.lady_of_the_lake)
+    plugins = _PLUGINS.get(key)
+    if plugins is None:
+        plugins = _PLUGINS[key] = _build(config)
+    _last = (config, plugins)
+    return plugins
+
+
+_last: tuple = (None, None)  # the config asked for last, and its plug-ins
+
+
+def _build(config) -> list[RulePlugin]:
     from .assassin import Assassination
     from .commander import MissionCommander
     from .lady import LadyOfTheLake

@@ -16,8 +16,8 @@ AFTER_MISSIONS = (2, 3, 4)
 
 @register_fold(ev.LADY_GIVEN)
 def _given(state, e):
-    state.extra["lady"] = e.data["holder"]
-    state.extra["lady_past"] = [e.data["holder"]]
+    state.put_extra("lady", e.data["holder"])
+    state.put_extra("lady_past", [e.data["holder"]])
 
 
 @register_fold(ev.LADY_OPENED)
@@ -27,8 +27,8 @@ def _opened(state, e):
 
 @register_fold(ev.LADY_USED)
 def _used(state, e):
-    state.extra["lady"] = e.data["target"]
-    state.extra["lady_past"] = state.extra["lady_past"] + [e.data["target"]]
+    state.put_extra("lady", e.data["target"])
+    state.put_extra("lady_past", state.extra["lady_past"] + [e.data["target"]])
 
 
 @register_fold(ev.LADY_SKIPPED)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .commands import Choose, GiveCard, PassCard, PlayCard, Refusal
 from .hooks import RulePlugin
-from .state import GameState, open_phase, register_fold
+from .state import GameState, open_phase, register_copy, register_fold
 
 WINDOW = "prep_window"
 FOLLOW = "prep_card"
@@ -67,18 +67,35 @@ def mc(state: GameState) -> dict:
     return state.extra["mc"]
 
 
+def own(state: GameState) -> dict:
+    """The plug-in's data, this state's own, to change (in a fold), or to hold on to while
+    events change it (in a step given the transaction: `tx.state`)."""
+    return state.own_extra("mc")
+
+
+@register_copy("mc")
+def _copy(m: dict) -> dict:
+    """A copy of the plug-in's data: every container a fold changes in place is copied."""
+    q = m.copy()
+    q["hands"] = {n: h[:] for n, h in m["hands"].items()}
+    q["acting"] = m["acting"].copy()
+    q["done"] = m["done"][:]
+    q["drawn"] = m["drawn"][:]
+    return q
+
+
 # --- folds --------------------------------------------------------------------------
 
 
 @register_fold(EV_SHUFFLED)
 def _shuffled(state, e):
-    state.extra["mc"] = {"deck": list(e.data["deck"]), "hands": {}, "drawn": [], "acting": {},
-                         "done": [], "tracker": None, "delayed": 0, "window": None}
+    state.put_extra("mc", {"deck": list(e.data["deck"]), "hands": {}, "drawn": [], "acting": {},
+                           "done": [], "tracker": None, "delayed": 0, "window": None})
 
 
 @register_fold(EV_DRAWN)
 def _drawn(state, e):
-    m = mc(state)
+    m = own(state)
     m["deck"] = m["deck"][len(e.data["cards"]):]
     m["drawn"] = list(e.data["cards"])
     m["acting"], m["done"], m["tracker"], m["delayed"] = {}, [], None, 0
@@ -87,36 +104,37 @@ def _drawn(state, e):
 
 @register_fold(EV_WINDOW)
 def _window(state, e):
-    mc(state)["window"] = True
+    own(state)["window"] = True
     open_phase(state, WINDOW, e, e.data["holders"])
 
 
 @register_fold(EV_PLAYED)
 def _played(state, e):
-    m = mc(state)
+    m = own(state)
     d = e.data
     m["hands"][d["holder"]].remove(d["card"])
     if d["card"] == "prepare":
         m["acting"][str(d["index"])] = d["holder"]
     if d["holder"] in state.actors and d["card"] != "badge":
-        state.actors.remove(d["holder"])
+        state.own("actors").remove(d["holder"])
 
 
 @register_fold(EV_PASSED)
 def _passed(state, e):
-    state.actors.remove(e.data["holder"])
+    state.own("actors").remove(e.data["holder"])
 
 
 @register_fold(EV_FOLLOW)
 def _follow(state, e):
-    mc(state)["window"] = None
+    m = own(state)
+    m["window"] = None
     open_phase(state, FOLLOW, e, [e.data["commander"]])
-    mc(state)["current"] = e.data["index"]
+    m["current"] = e.data["index"]
 
 
 @register_fold(EV_DONE)
 def _done(state, e):
-    m = mc(state)
+    m = own(state)
     d = e.data
     m["done"].append(d["index"])
     m["window"] = None
@@ -137,11 +155,12 @@ def _reveal(state, e):
 @register_fold(EV_BADGE)
 def _badge(state, e):
     d = e.data
-    mc(state)["hands"][d["holder"]].remove("badge")
+    own(state)["hands"][d["holder"]].remove("badge")
+    seats = state.own("seats")
     seat = state.seat(d["holder"])
-    state.seats.remove(seat)
-    i = [s.name for s in state.seats].index(d["after"])
-    state.seats.insert(i + 1, seat)
+    seats.remove(seat)
+    i = [s.name for s in seats].index(d["after"])
+    seats.insert(i + 1, seat)
 
 
 # --- the plug-in ----------------------------------------------------------------------
@@ -158,13 +177,13 @@ class MissionCards(RulePlugin):
 
     def before_round(self, tx, mission, leader) -> bool:
         s = tx.state
-        m = mc(s)
+        m = own(s)
         cards = m["deck"][:DRAW]
         if not cards:
             return False
         tx.emit(EV_DRAWN, cards=cards, mission=mission, leader=leader,
                 commander=s.extra.get("commander"))
-        kept = {n: sorted(KEPT & set(mc(s)["hands"].get(n, []))) for n in s.names
+        kept = {n: sorted(KEPT & set(own(s)["hands"].get(n, []))) for n in s.names
                 if not s.seat(n).disqualified}
         holders = [n for n in s.names if kept.get(n)]
         if holders:  # each holder is offered only the cards they hold
@@ -180,7 +199,7 @@ class MissionCards(RulePlugin):
         from .engine import open_proposal
 
         s = tx.state
-        m = mc(s)
+        m = own(s)
         cancelled = "counterfeit" in m["drawn"]
         for index, card in enumerate(m["drawn"]):
             if index in m["done"]:
@@ -223,7 +242,7 @@ class MissionCards(RulePlugin):
         return {who} if who else set()
 
     def after_mission(self, tx, record) -> bool:
-        t = mc(tx.state).get("tracker")
+        t = own(tx.state).get("tracker")
         if t and t["target"] in record["team"]:
             tx.emit(EV_REVEAL, card="tracker", viewer=t["commander"], subject=t["target"],
                     order=record["orders"][t["target"]], mission=record["number"])
@@ -249,7 +268,7 @@ class MissionCards(RulePlugin):
 
     def _badge(self, tx, cmd: PlayCard):
         s = tx.state
-        if "badge" not in mc(s)["hands"].get(cmd.author, []):
+        if "badge" not in own(s)["hands"].get(cmd.author, []):
             return Refusal("You do not hold a Badge of Merit.")
         if not s.running or s.leader is None:
             return Refusal("There is no leader to follow now.")
@@ -260,7 +279,7 @@ class MissionCards(RulePlugin):
 
     def _play_in_window(self, tx, cmd: PlayCard):
         s = tx.state
-        m = mc(s)
+        m = own(s)
         card = find_card(cmd.card)
         if cmd.author not in s.actors or card is None or card.key not in m["hands"].get(cmd.author, []):
             return Refusal(f"You do not hold '{cmd.card}' to play now.")
@@ -291,7 +310,7 @@ class MissionCards(RulePlugin):
 
     def _follow(self, tx, cmd):
         s = tx.state
-        m = mc(s)
+        m = own(s)
         index = m["current"]
         card = m["drawn"][index]
         commander = self._commander_for(s, index)
@@ -329,8 +348,8 @@ class MissionCards(RulePlugin):
         if s.phase == WINDOW:
             self._follow_next(tx)
         elif s.phase == FOLLOW:
-            index = mc(s)["current"]
-            tx.emit(EV_DONE, index=index, card=mc(s)["drawn"][index],
+            index = own(s)["current"]
+            tx.emit(EV_DONE, index=index, card=own(s)["drawn"][index],
                     commander=self._commander_for(s, index), result="unused: the deadline passed")
             self._follow_next(tx)
         else:

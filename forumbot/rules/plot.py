@@ -18,7 +18,7 @@ from .commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, 
 from .hooks import RulePlugin
 from .lady import decided
 from .plot_deck import BY_KEY, DRAW, deck_for, find_card
-from .state import GameState, open_phase, register_fold
+from .state import GameState, open_phase, register_copy, register_fold
 
 WINDOW = "card_window"  # optional cards: play or PASS
 HAND_OUT = "hand_out"  # the leader gives the drawn cards
@@ -41,13 +41,36 @@ def kind_of(state: GameState, key: str) -> str:
 
 
 # --- how the events change the state ----------------------------------------------------
+# (copy on write: a fold changes the plug-in's data through `own`, see GameState.own_extra)
+
+
+def own(state: GameState) -> dict:
+    """The plug-in's data, this state's own, to change (in a fold), or to hold on to while
+    events change it (in a step given the transaction: `tx.state`)."""
+    return state.own_extra("plot")
+
+
+@register_copy("plot")
+def _copy(p: dict) -> dict:
+    """A copy of the plug-in's data: every container a fold changes in place is copied."""
+    q = p.copy()
+    q["hands"] = {n: h[:] for n, h in p["hands"].items()}
+    for key in ("discard", "opinion", "queue", "drawn", "spotlight", "given_to", "picked", "declared"):
+        if key in q:
+            q[key] = q[key][:]
+    if q.get("round") is not None:
+        q["round"] = q["round"].copy()
+    if q.get("window") is not None:
+        q["window"] = {**q["window"], "plays": q["window"]["plays"][:]}
+    return q
 
 
 @register_fold(ev.PLOT_SHUFFLED)
 def _shuffled(state, e):
-    p = state.extra.setdefault("plot", {"hands": {}, "discard": [], "opinion": [],
-                                        "queue": [], "drawn": [], "spotlight": [],
-                                        "strong_at": -1, "shuffles": 0, "window": None})
+    if "plot" not in state.extra:
+        state.put_extra("plot", {"hands": {}, "discard": [], "opinion": [], "queue": [], "drawn": [],
+                                 "spotlight": [], "strong_at": -1, "shuffles": 0, "window": None})
+    p = own(state)
     p["deck"] = list(e.data["deck"])
     p["discard"] = []
     p["shuffles"] += 1
@@ -55,56 +78,57 @@ def _shuffled(state, e):
 
 @register_fold(ev.PLOT_ROUND)
 def _round(state, e):
-    p = plot(state)
+    p = own(state)
     p["round"] = {"mission": e.data["mission"], "leader": e.data["leader"]}
     p["given_to"], p["drawn"], p["queue"], p["spotlight"] = [], [], [], []
 
 
 @register_fold(ev.PLOT_WINDOW)
 def _window(state, e):
-    plot(state)["window"] = {"kind": e.data["window"], "plays": []}
+    p = own(state)
+    p["window"] = {"kind": e.data["window"], "plays": []}
     if e.data["window"] == "after_result":
-        plot(state)["picked"] = []
-        plot(state)["declared"] = []
+        p["picked"] = []
+        p["declared"] = []
     open_phase(state, WINDOW, e, e.data["holders"])
 
 
 @register_fold(ev.PLOT_PASSED)
 def _passed(state, e):
-    state.actors.remove(e.data["holder"])
+    state.own("actors").remove(e.data["holder"])
 
 
 @register_fold(ev.PLOT_PLAYED)
 def _played(state, e):
-    p = plot(state)
+    p = own(state)
     d = e.data
     p["hands"][d["holder"]].remove(d["card"])
     p["discard"].append(d["card"])
     if d["holder"] in state.actors:
-        state.actors.remove(d["holder"])
+        state.own("actors").remove(d["holder"])
     if p["window"] is not None:
         p["window"]["plays"].append([d["holder"], d["card"], d.get("target")])
     if d["card"] == "strong-leader":
         p["round"]["leader"] = d["holder"]
         p["strong_at"] = len(state.vote_history)
     if d["card"] == "chicago-proxy":
-        state.proxied[d["target"]] = d["holder"]
-        state.votes.pop(d["target"], None)
-        state.vote_via.pop(d["target"], None)
+        state.own("proxied")[d["target"]] = d["holder"]
+        state.own("votes").pop(d["target"], None)
+        state.own("vote_via").pop(d["target"], None)
 
 
 @register_fold(ev.PLOT_WINDOW_CLOSED)
 def _window_closed(state, e):
-    p = plot(state)
+    p = own(state)
     if p["window"]["kind"] == "approved":  # In the Spotlight targets, for this mission's result
         p["spotlight"] = [x[2] for x in p["window"]["plays"] if x[1] == "spotlight"]
     p["window"] = None
-    state.actors = []
+    state.put("actors", [])
 
 
 @register_fold(ev.PLOT_DRAWN)
 def _drawn(state, e):
-    p = plot(state)
+    p = own(state)
     n = len(e.data["cards"])
     p["deck"] = p["deck"][n:]
     p["drawn"] = list(e.data["cards"])
@@ -113,7 +137,7 @@ def _drawn(state, e):
 
 @register_fold(ev.PLOT_GIVEN)
 def _given(state, e):
-    p = plot(state)
+    p = own(state)
     d = e.data
     p["drawn"].remove(d["card"])
     if not d.get("own"):
@@ -128,7 +152,7 @@ def _given(state, e):
 
 @register_fold(ev.PLOT_DISCARDED)
 def _discarded(state, e):
-    p = plot(state)
+    p = own(state)
     if e.data["card"] in p["drawn"]:
         p["drawn"].remove(e.data["card"])
     p["discard"].append(e.data["card"])
@@ -136,14 +160,14 @@ def _discarded(state, e):
 
 @register_fold(ev.PLOT_CHOICE_OPENED)
 def _choice_opened(state, e):
-    p = plot(state)
+    p = own(state)
     p["current"] = p["queue"].pop(0)
     open_phase(state, CHOICE, e, [e.data["holder"]])
 
 
 @register_fold(ev.PLOT_CHOICE_SKIPPED)
 def _choice_skipped(state, e):
-    p = plot(state)
+    p = own(state)
     if p["queue"] and p["queue"][0] == [e.data["card"], e.data["holder"]]:
         p["queue"].pop(0)
     p["current"] = None
@@ -152,11 +176,11 @@ def _choice_skipped(state, e):
 
 @register_fold(ev.PLOT_REVEAL)
 def _reveal(state, e):
-    p = plot(state)
+    p = own(state)
     if e.data["card"] == "close-eye":
         p["hands"][e.data["viewer"]].remove("close-eye")
         p["picked"].append(e.data["subject"])
-        state.actors.remove(e.data["viewer"])
+        state.own("actors").remove(e.data["viewer"])
     else:
         p["current"] = None
     p["discard"].append(e.data["card"])
@@ -164,12 +188,12 @@ def _reveal(state, e):
 
 @register_fold(ev.PLOT_DECLARED)
 def _declared(state, e):
-    plot(state).setdefault("declared", []).append(e.data["holder"])
+    own(state).setdefault("declared", []).append(e.data["holder"])
 
 
 @register_fold(ev.PLOT_TAKEN)
 def _taken(state, e):
-    p = plot(state)
+    p = own(state)
     d = e.data
     if d.get("from_hand"):  # avalon-2020: a kept Take Responsibility, played when liked
         p["hands"][d["by"]].remove("take-responsibility")
@@ -194,7 +218,7 @@ def _spotlight(state, e):
 @register_fold(ev.TEAM_VETOED)
 def _vetoed(state, e):
     state.rejections += 1
-    plot(state)["spotlight"] = []
+    own(state)["spotlight"] = []
 
 
 @register_fold(ev.PLOT_ORDER_SEEN)
@@ -236,7 +260,7 @@ class PlotCards(RulePlugin):
 
     def _draw(self, tx) -> None:
         s = tx.state
-        p = plot(s)
+        p = own(s)
         n = DRAW[len(s.seats)]
         if len(p["deck"]) < n:
             self._shuffle(tx, p["deck"] + p["discard"])
@@ -257,17 +281,17 @@ class PlotCards(RulePlugin):
         """Resolve the immediate cards once every drawn card is given; a card no one may
         receive any more (everyone else has one, or is disqualified) is discarded."""
         s = tx.state
-        if plot(s)["drawn"] and not self._receivers(s):
-            for card in list(plot(s)["drawn"]):
+        if own(s)["drawn"] and not self._receivers(s):
+            for card in list(own(s)["drawn"]):
                 tx.emit(ev.PLOT_DISCARDED, card=card, reason="no one is left to receive it")
-        if not plot(s)["drawn"]:
+        if not own(s)["drawn"]:
             self._next_choice(tx)
 
     def _next_choice(self, tx) -> None:
         from .engine import open_proposal
 
         s = tx.state
-        p = plot(s)
+        p = own(s)
         while p["queue"]:
             card, holder = p["queue"][0]
             others_hold = any(h for n, h in p["hands"].items() if n != holder and h)
@@ -292,7 +316,7 @@ class PlotCards(RulePlugin):
 
     def after_mission(self, tx, record) -> bool:
         s = tx.state
-        for target in plot(s).get("spotlight", []):
+        for target in own(s).get("spotlight", []):
             tx.emit(ev.PLOT_SPOTLIGHT, target=target, order=record["orders"][target],
                     mission=record["number"])
         holders = self._holders(s, "close-eye")
@@ -324,7 +348,7 @@ class PlotCards(RulePlugin):
         if isinstance(cmd, TakeCard):
             return self._take(tx, cmd)
         if isinstance(cmd, Choose):
-            if s.phase == WINDOW and plot(s)["window"]["kind"] == "after_result":
+            if s.phase == WINDOW and own(s)["window"]["kind"] == "after_result":
                 return self._close_eye(tx, cmd.author, cmd.target, cmd.via)
             return self._choose(tx, cmd)
         if isinstance(cmd, PlayCard):
@@ -333,7 +357,7 @@ class PlotCards(RulePlugin):
 
     def _give(self, tx, cmd: GiveCard):
         s = tx.state
-        p = plot(s)
+        p = own(s)
         if s.phase != HAND_OUT:
             return Refusal("There are no drawn cards to hand out now.")
         leader = p["round"]["leader"]
@@ -359,7 +383,7 @@ class PlotCards(RulePlugin):
 
     def _choose(self, tx, cmd: Choose):
         s = tx.state
-        p = plot(s)
+        p = own(s)
         if s.phase != CHOICE:
             return Refusal("No card is waiting for a choice now.")
         card, holder = p["current"]
@@ -387,7 +411,7 @@ class PlotCards(RulePlugin):
 
     def _take(self, tx, cmd: TakeCard):
         s = tx.state
-        p = plot(s)
+        p = own(s)
         form = "**TAKE: card FROM name**"
         if self.y2020 and "take-responsibility" in p["hands"].get(cmd.author, []):
             card = find_card(cmd.card)
@@ -417,7 +441,7 @@ class PlotCards(RulePlugin):
 
     def _play(self, tx, cmd: PlayCard):
         s = tx.state
-        p = plot(s)
+        p = own(s)
         card = find_card(cmd.card)
         if card is None or card.key not in p["hands"].get(cmd.author, []):
             return Refusal(f"You do not hold '{cmd.card}'.")
@@ -502,9 +526,12 @@ class PlotCards(RulePlugin):
 
     def _close_eye(self, tx, holder: str, target_name: str, via: str):
         s = tx.state
-        p = plot(s)
+        p = own(s)
         if holder not in s.actors:
             return Refusal("You have no Keeping a Close Eye on You to answer now.", private=True)
+        if "close-eye" not in p["hands"].get(holder, []):  # taken by a kept Take Responsibility
+            return Refusal("Your Keeping a Close Eye on You was taken from you: answer **PASS**.",
+                           private=True)
         if self.y2020 and holder not in p.get("declared", []):
             return Refusal("First play the card in the thread: **PLAY: Keeping a Close Eye on You**.",
                            private=True)
@@ -529,7 +556,7 @@ class PlotCards(RulePlugin):
         from .engine import after_rejection, open_mission, resume_after_mission
 
         s = tx.state
-        window = plot(s)["window"]
+        window = own(s)["window"]
         kind, plays = window["kind"], window["plays"]
         tx.emit(ev.PLOT_WINDOW_CLOSED)
         if kind == "round_start":
@@ -558,11 +585,11 @@ class PlotCards(RulePlugin):
         if s.phase == WINDOW:
             self._close_window(tx)
         elif s.phase == HAND_OUT:
-            for card in list(plot(s)["drawn"]):
+            for card in list(own(s)["drawn"]):
                 tx.emit(ev.PLOT_DISCARDED, card=card, reason="not given in time")
             self._next_choice(tx)
         elif s.phase == CHOICE:
-            card, holder = plot(s)["current"]
+            card, holder = own(s)["current"]
             tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="the deadline passed")
             self._next_choice(tx)
         else:

@@ -14,7 +14,7 @@ def _preloaded(state, e):
     loads = dict(state.extra.get("preloads", {}))
     loads[e.data["player"]] = {"order": e.data["order"], "proposal": e.data["proposal"],
                                "mission": e.data["mission"]}
-    state.extra["preloads"] = loads
+    state.put_extra("preloads", loads)
 
 
 class Preloading(RulePlugin):

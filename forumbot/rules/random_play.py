@@ -1,17 +1,36 @@
 """A random legal player for the pure engine: given a state, one command that some player
 could legally send now (or a deadline). For property tests and the engine benchmark; it
-never touches a forum or a store."""
+never touches a forum or a store. `play_out` plays a whole game; where no player's move
+can go on (a disqualified Assassin), it plays the host's REPLACE or SKIP, so every game
+ends."""
 from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
 
 from ..deadlines import due
-from .commands import (Assassinate, Choose, Expire, GiveCard, LadyTarget, MissionOrder, PassCard,
-                       PlayCard, Propose, ProxyVote, TakeCard, TeamVote)
+from .assassin import PHASE as ASSASSINATION
+from .commands import (
+    Assassinate,
+    Choose,
+    Expire,
+    GiveCard,
+    HostAbort,
+    HostReplace,
+    HostSkip,
+    LadyTarget,
+    MissionOrder,
+    PassCard,
+    PlayCard,
+    Propose,
+    ProxyVote,
+    TakeCard,
+    TeamVote,
+)
 from .plot_deck import BY_KEY
+from .replace import check
 from .roles import role_set
-from .state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
+from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
 
 
 def random_command(state: GameState, rng: random.Random, at: datetime, patience: float = 0.97):
@@ -19,13 +38,15 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     if rng.random() > patience and due(state) is not None:
         return Expire(at=due(state), author="", phase_id=state.phase_id)
     s = state
-    rules = s.config.rules
-    active = [x.name for x in s.active()]
-    badges = [n for n, h in s.extra.get("mc", {}).get("hands", {}).items() if "badge" in h and n != s.leader]
-    if badges and s.leader and rng.random() < 0.05:
-        return PlayCard(at, rng.choice(badges), "Badge of Merit")
-    hands = s.extra.get("plot", {}).get("hands", {})
-    if s.config.preset == "avalon-2020" and rng.random() < 0.03:  # a kept Take Responsibility
+    phase = s.phase
+    config = s.config
+    extra = s.extra
+    if "mc" in extra:
+        badges = [n for n, h in extra["mc"]["hands"].items() if "badge" in h and n != s.leader]
+        if badges and s.leader and rng.random() < 0.05:
+            return PlayCard(at, rng.choice(badges), "Badge of Merit")
+    hands = extra["plot"]["hands"] if "plot" in extra else _NO_HANDS
+    if config.preset == "avalon-2020" and rng.random() < 0.03:  # a kept Take Responsibility
         takers = [n for n, h in hands.items() if "take-responsibility" in h]
         options = [(n, c) for n, h in hands.items() for c in h]
         if takers and options:
@@ -34,9 +55,16 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
             if mine:
                 source, card = rng.choice(mine)
                 return TakeCard(at, taker, BY_KEY[card].name, source)
-    if s.phase == TEAM_VOTE and rng.random() < 0.2:
+    if phase == MISSION:
+        member = rng.choice(s.waiting_for())
+        side = s.seat(member).side
+        order = "support" if side == RESISTANCE or rng.random() < 0.4 else "sabotage"
+        return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+    rules = config.rules
+    active = [x.name for x in s.seats if not x.disqualified]
+    if phase == TEAM_VOTE and rng.random() < 0.2:
         proxies = [n for n, h in hands.items() if "chicago-proxy" in h and n not in s.proxied]
-        targets = [n for n in active if n not in s.proxied and n not in s.not_voting]
+        targets = [n for n in active if n not in s.proxied and n not in s.not_voting] if proxies else ()
         if proxies and targets:
             holder = rng.choice(proxies)
             target = rng.choice([t for t in targets if t != holder] or [holder])
@@ -44,22 +72,26 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         if s.proxied:
             target, holder = rng.choice(sorted(s.proxied.items()))
             return ProxyVote(at, holder, target, rng.choice(["approve", "reject"]))
-    if s.phase == PROPOSAL:
-        team = tuple(rng.sample(active, s.team_size())) if len(active) >= s.team_size() else tuple(active)
+    if phase == PROPOSAL:
+        size = s.team_size()
+        team = tuple(rng.sample(active, size)) if len(active) >= size else tuple(active)
         public = rng.choice(team) if s.mission in rules.public_order_missions else None
         return Propose(at, s.leader, team, public)
-    if s.phase == TEAM_VOTE:
-        voter = rng.choice([n for n in (s.waiting_for() or active) if n not in s.proxied] or active)
-        opinion = voter in s.extra.get("plot", {}).get("opinion", [])
-        pm_only = s.config.team_votes == "pm" or s.mission in rules.pm_vote_missions
-        via = "thread" if opinion and s.mission not in rules.pm_vote_missions else ("pm" if pm_only or rng.random() < 0.5 else "thread")
+    if phase == TEAM_VOTE:
+        proxied, votes, barred = s.proxied, s.votes, s.not_voting
+        voters = [n for n in active if n not in votes and n not in barred] or active  # s.waiting_for()
+        if proxied:
+            voters = [n for n in voters if n not in proxied] or active
+        voter = rng.choice(voters)
+        opinion = "plot" in extra and voter in extra["plot"]["opinion"]
+        pm_missions = rules.pm_vote_missions
+        pm_only = config.team_votes == "pm" or s.mission in pm_missions
+        if opinion and s.mission not in pm_missions:
+            via = "thread"
+        else:
+            via = "pm" if pm_only or rng.random() < 0.5 else "thread"
         critical = rules.critical_votes and voter not in s.critical_spent and rng.random() < 0.1
-        return TeamVote(at, voter, rng.choice(["approve", "approve", "reject"]), via, critical)
-    if s.phase == MISSION:
-        member = rng.choice(s.waiting_for())
-        side = s.seat(member).side
-        order = "support" if side == RESISTANCE or rng.random() < 0.4 else "sabotage"
-        return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+        return TeamVote(at, voter, rng.choice(_VOTES), via, critical)
     if s.phase == "assassination":
         assassin = s.actors[0]
         known = {k.name for k in role_set(s.config).knowledge(s, assassin)}
@@ -106,31 +138,58 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
-    """Play a whole game with random legal moves: (state, events, refusals)."""
+    """Play a whole game with random legal moves: (state, events, refusals). Where no move
+    of the players can go on (a seat stuck), the host steps in (`host_move`), so that every
+    game ends."""
     from .commands import Refusal
-    from .engine import apply, start
-    from .state import GameState, fold
+    from .engine import advance, started
 
-    events = start(config, seed, start_at)
-    state = GameState(config)
-    for e in events:
-        fold(state, e)
+    state, events = started(config, seed, start_at)
+    events = list(events)
     at = start_at
     refusals = 0
     for _ in range(max_steps):
-        if not state.running:
+        if state.phase in _OVER:
             break
-        at += timedelta(minutes=rng.randint(1, 90))
-        cmd = random_command(state, rng, at)
-        result = apply(state, cmd)
-        if isinstance(result, Refusal):
+        at += _MINUTES[rng.randint(1, 90)]
+        cmd = (host_move(state, at) if state.phase in _HOST_PHASES else None) or random_command(state, rng, at)
+        result = advance(state, cmd)
+        if result.__class__ is Refusal:
             refusals += 1
             continue
-        for e in result:
-            fold(state, e)
-        events += result
-        at = max(at, state.last_event_at)
+        state, new = result
+        events += new
+        if state.last_event_at > at:
+            at = state.last_event_at
     return state, events, refusals
+
+
+_VOTES = ("approve", "approve", "reject")
+_NO_HANDS: dict = {}  # (read only)
+_MINUTES = [timedelta(minutes=m) for m in range(91)]
+_OVER = (SETUP, FINISHED)  # not running
+_HOST_PHASES = (ASSASSINATION, PROPOSAL)  # where host_move may step in
+
+
+def host_move(state: GameState, at: datetime):
+    """What the host does for a seat that no player's move can serve, or None:
+
+    - the Assassin is disqualified: the shot has no default and waits for the host, who
+      REPLACEs the Assassin (with the first of the config's reserves who is free, else a
+      stand-in);
+    - every seat is disqualified at a proposal: no one may lead, and the host SKIPs it (the
+      table stalls, and the game ends abandoned)."""
+    if state.phase == ASSASSINATION and state.actors and state.seat(state.actors[0]).disqualified:
+        names = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
+        pool = list(state.config.reserves) + [f"standin{k}" for k in range(1, 100)]
+        newcomer = next((n for n in pool if n.casefold() not in names
+                         and check(state, state.actors[0], n) is None), None)
+        if newcomer is None:  # a seat that cannot change hands (its name is a reserved word)
+            return HostAbort(at, state.config.host)
+        return HostReplace(at, state.config.host, state.actors[0], newcomer)
+    if state.phase == PROPOSAL and state.paused_at is None and all(x.disqualified for x in state.seats):
+        return HostSkip(at, state.config.host)
+    return None
 
 
 def _mission_card_move(s: GameState, rng: random.Random, at: datetime):

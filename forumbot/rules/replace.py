@@ -72,11 +72,15 @@ def check(state: GameState, old: str, new: str) -> Refusal | None:
 @register_fold(PLAYER_REPLACED)
 def _replaced(state: GameState, e: ev.Event) -> None:
     old, new = e.data["player"], e.data["by"]
+    state.own("seats")
     seat = state.seat(old)
     seat.name = new
     seat.disqualified = False
     seat.missed = 0
     for f in _RENAMED:
-        setattr(state, f, renamed(getattr(state, f), old, new))
-    state.replaced = {k: (new if v == old else v) for k, v in state.replaced.items()}
-    state.replaced[old] = new
+        state.put(f, renamed(getattr(state, f), old, new))  # new containers, all the way down
+    for key in state.extra:
+        state.put_extra(key, state.extra[key])
+    replaced = {k: (new if v == old else v) for k, v in state.replaced.items()}
+    replaced[old] = new
+    state.put("replaced", replaced)

@@ -85,6 +85,78 @@ class GameState:
     missed_proposals: int = 0  # proposal deadlines missed in a row (any proposal resets it)
     stall_warned_at: int = 0  # missed_proposals when the host was told the table stalls (0: not yet)
 
+    # --- copy on write -------------------------------------------------------------
+    # A state may share its containers (the seats, the vote dicts, the histories, each
+    # plug-in's part of `extra`) with the states it was cloned from or into: `clone` is a
+    # new state object over the same containers (each command's transaction works on one),
+    # and a fold copies a container the first time it changes it in place (`own`), so that
+    # the other states never see the change. So a command costs what it changes, not the
+    # size of the game. The config is frozen and always shared. `_owned` names what this
+    # state alone holds (None: everything, a state that was never cloned).
+    #
+    # The rule for code that changes a state (the folds; nothing else should): change a
+    # container in place only as `state.own("votes")[...] = ...` or through
+    # `state.own_extra(key)`; set a new one with `put`/`put_extra` (or assign it and call
+    # `fresh`); plain values (str, int, tuples, datetimes) are assigned as before. And a
+    # step given the transaction holds on to a plug-in's data across `tx.emit` only as
+    # `state.own_extra(key)` (what it read before may be copied away by the emit).
+
+    def __post_init__(self) -> None:
+        self._owned: set | None = None
+
+    def clone(self) -> "GameState":
+        """A new state equal to this one that shares its containers, copy on write: a
+        fold into either leaves the other as it was."""
+        new = object.__new__(GameState)
+        new.__dict__ = self.__dict__.copy()
+        self._owned = set()
+        new._owned = set()
+        return new
+
+    def own(self, name: str):
+        """The container in field `name`, this state's own (copied first if shared), to
+        change in place."""
+        value = self.__dict__[name]
+        owned = self._owned
+        if owned is None or name in owned:
+            return value
+        if name == "seats":
+            value = [_copy_seat(s) for s in value]
+        elif name == "extra":
+            value = dict(value)  # its keys' values are owned one by one: own_extra
+        else:
+            value = value.copy()
+        self.__dict__[name] = value
+        owned.add(name)
+        return value
+
+    def put(self, name: str, value) -> None:
+        """Set field `name` to a container no other state holds."""
+        self.__dict__[name] = value
+        if self._owned is not None:
+            self._owned.add(name)
+
+    def fresh(self, *names: str) -> None:
+        """Fields `names` were just set to containers no other state holds."""
+        if self._owned is not None:
+            self._owned.update(names)
+
+    def own_extra(self, key: str):
+        """A plug-in's part of `extra` (`extra[key]`), this state's own, to change in place."""
+        extra = self.own("extra")
+        owned = self._owned
+        if owned is None or (key,) in owned:
+            return extra[key]
+        value = extra[key] = COPIERS.get(key, _dup)(extra[key])
+        owned.add((key,))
+        return value
+
+    def put_extra(self, key: str, value) -> None:
+        """Set `extra[key]` to a value no other state holds."""
+        self.own("extra")[key] = value
+        if self._owned is not None:
+            self._owned.add((key,))
+
     # --- questions about the state -------------------------------------------------
     def seat(self, name: str) -> Seat | None:
         for s in self.seats:
@@ -121,13 +193,18 @@ class GameState:
 
     def next_leader(self, after: str) -> str:
         """The next seat after `after` in leader order, skipping disqualified seats."""
-        names = self.names
-        i = names.index(after)
-        for step in range(1, len(names) + 1):
-            s = self.seats[(i + step) % len(names)]
+        seats = self.seats
+        n = len(seats)
+        for i in range(n):
+            if seats[i].name == after:
+                break
+        else:
+            raise ValueError(f"{after!r} is not in list")  # (as names.index(after))
+        for step in range(1, n + 1):
+            s = seats[(i + step) % n]
             if not s.disqualified:
                 return s.name
-        return names[(i + 1) % len(names)]
+        return seats[(i + 1) % n].name
 
     def leader_rotation(self) -> int:
         """How many seats lead in one full turn of the leadership: the seats that are not
@@ -136,18 +213,19 @@ class GameState:
         return len(self.active()) or len(self.seats)
 
     def successes(self) -> int:
-        return sum(1 for m in self.missions if m["result"] == "success")
+        return [m["result"] for m in self.missions].count("success")
 
     def failures(self) -> int:
-        return sum(1 for m in self.missions if m["result"] == "fail")
+        return [m["result"] for m in self.missions].count("fail")
 
     def waiting_for(self) -> list[str]:
         """Who still has to act in the open phase (names; a mission's list is secret)."""
         if self.phase == PROPOSAL:
             return [self.leader] if self.leader else []
         if self.phase == TEAM_VOTE:
-            return [s.name for s in self.active() if s.name not in self.votes
-                    and s.name not in self.not_voting]
+            votes, barred = self.votes, self.not_voting
+            return [s.name for s in self.seats if not s.disqualified and s.name not in votes
+                    and s.name not in barred]
         if self.phase == MISSION:
             return [n for n in self.team if n not in self.orders and not self.seat(n).disqualified]
         if self.running:
@@ -155,119 +233,235 @@ class GameState:
         return []
 
 
+def _copy_seat(s: Seat) -> Seat:
+    new = object.__new__(Seat)
+    new.__dict__ = s.__dict__.copy()
+    return new
+
+
+def _dup(value):
+    """A copy of a plug-in's data (dicts, lists and sets of plain values), all the way down."""
+    if isinstance(value, dict):
+        return {k: _dup(v) if isinstance(v, _NESTED) else v for k, v in value.items()}
+    if isinstance(value, list):
+        return [_dup(v) if isinstance(v, _NESTED) else v for v in value]
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
+_NESTED = (dict, list, set)
+
+# How a plug-in's part of `extra` is copied (key -> fn(value) -> copy), when a plug-in knows
+# a quicker way than `_dup`: it must copy every container its folds change in place.
+COPIERS: dict = {}
+
+
+def register_copy(key: str):
+    def deco(fn):
+        COPIERS[key] = fn
+        return fn
+    return deco
+
 # Plug-ins register how their own events change the state: event type -> fn(state, event).
+# A fold changes a container in place only through `state.own(...)` / `state.own_extra(...)`
+# (copy on write), and sets new ones with `state.put(...)` / `state.put_extra(...)`.
 EXTRA_FOLDS: dict = {}
+_FOLDS: dict = {}  # every event type's fold: the core's below, then the plug-ins'
 
 
 def register_fold(event_type: str):
     def deco(fn):
         EXTRA_FOLDS[event_type] = fn
+        _FOLDS[event_type] = fn
         return fn
     return deco
 
 
 def fold(state: GameState, event: ev.Event) -> GameState:
     """Apply one event to the state, in place, and return it."""
-    d = event.data
-    t = event.type
     state.last_event_at = event.at
-    if t in EXTRA_FOLDS:
-        EXTRA_FOLDS[t](state, event)
-    elif t == ev.GAME_STARTED:
-        state.seats = [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]]
-        state.seed = d.get("seed", 0)
-    elif t == ev.PROPOSAL_OPENED:
-        if d["mission"] != state.mission:
-            state.mission = d["mission"]
-            state.attempt = 0
-            state.rejections = 0
-        state.attempt += 1
-        state.leader = d["leader"]
-        state.team = ()
-        state.public = None
-        state.votes, state.vote_via, state.orders = {}, {}, {}
-        _open(state, PROPOSAL, event)
-    elif t == ev.TEAM_PROPOSED:
-        state.team = tuple(d["team"])
-        state.public = d.get("public")
-        state.not_voting = list(d.get("not_voting", []))
-        state.proxied = {}
-        state.last_vote_at = None
-        state.votes, state.vote_via, state.critical = {}, {}, set()
-        state.missed_proposals = state.stall_warned_at = 0
-        _open(state, TEAM_VOTE, event)
-    elif t == ev.VOTE_CAST:
-        state.last_vote_at = event.at
-        state.votes[d["player"]] = d["vote"]
-        state.vote_via[d["player"]] = d["via"]
-        if d.get("critical"):
-            state.critical.add(d["player"])
-        else:
-            state.critical.discard(d["player"])
-    elif t == ev.VOTE_CLOSED:
-        state.vote_history.append(d)
-        state.critical_spent |= set(d["critical"])
-        defaulted = set(d["defaulted"])
-        barred = set(d.get("not_voting", [])) | set(d.get("proxied", {}))
-        for s in state.seats:
-            if s.disqualified or s.name in barred:
-                continue
-            s.missed = s.missed + 1 if s.name in defaulted else 0
-        if not d["approved"]:
-            state.rejections += 1
-    elif t == ev.PROPOSAL_MISSED:
-        state.missed_proposals += 1
-        if d.get("counts_as_rejection"):
-            state.rejections += 1
-    elif t == ev.PROPOSALS_STALLED:
-        state.stall_warned_at = state.missed_proposals
-    elif t == ev.MISSION_OPENED:
-        state.orders = {}
-        _open(state, MISSION, event)
-    elif t == ev.ORDER_CAST:
-        state.orders[d["player"]] = d["order"]
-    elif t == ev.MISSION_RESOLVED:
-        state.missions.append(d)
-        if state.config.missed.orders_count:
-            defaulted = set(d["defaulted"])
+    f = _FOLDS.get(event.type)
+    if f is not None:
+        f(state, event)
+    return state
+
+
+def _core(event_type: str):
+    def deco(fn):
+        if event_type not in EXTRA_FOLDS:  # a plug-in's fold of a core event comes first
+            _FOLDS[event_type] = fn
+        return fn
+    return deco
+
+
+@_core(ev.GAME_STARTED)
+def _started(state, event):
+    d = event.data
+    state.put("seats", [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]])
+    state.seed = d.get("seed", 0)
+
+
+@_core(ev.PROPOSAL_OPENED)
+def _proposal_opened(state, event):
+    d = event.data
+    if d["mission"] != state.mission:
+        state.mission = d["mission"]
+        state.attempt = 0
+        state.rejections = 0
+    state.attempt += 1
+    state.leader = d["leader"]
+    state.team = ()
+    state.public = None
+    state.votes, state.vote_via, state.orders = {}, {}, {}
+    state.fresh("votes", "vote_via", "orders")
+    _open(state, PROPOSAL, event)
+
+
+@_core(ev.TEAM_PROPOSED)
+def _team_proposed(state, event):
+    d = event.data
+    state.team = tuple(d["team"])
+    state.public = d.get("public")
+    state.not_voting = list(d.get("not_voting", []))
+    state.proxied, state.votes, state.vote_via, state.critical = {}, {}, {}, set()
+    state.fresh("not_voting", "proxied", "votes", "vote_via", "critical")
+    state.last_vote_at = None
+    state.missed_proposals = state.stall_warned_at = 0
+    _open(state, TEAM_VOTE, event)
+
+
+@_core(ev.VOTE_CAST)
+def _vote_cast(state, event):
+    d = event.data
+    player = d["player"]
+    state.last_vote_at = event.at
+    fields, owned = state.__dict__, state._owned
+    if owned is not None and "votes" not in owned:  # state.own("votes"), own("vote_via"): the hot path
+        fields["votes"] = fields["votes"].copy()
+        owned.add("votes")
+    if owned is not None and "vote_via" not in owned:
+        fields["vote_via"] = fields["vote_via"].copy()
+        owned.add("vote_via")
+    fields["votes"][player] = d["vote"]
+    fields["vote_via"][player] = d["via"]
+    if d.get("critical"):
+        state.own("critical").add(player)
+    elif player in state.critical:
+        state.own("critical").discard(player)
+
+
+@_core(ev.VOTE_CLOSED)
+def _vote_closed(state, event):
+    d = event.data
+    state.own("vote_history").append(d)
+    if d["critical"]:
+        state.own("critical_spent").update(d["critical"])
+    defaulted = d["defaulted"]
+    not_voting, proxied = d.get("not_voting"), d.get("proxied")
+    barred = set(not_voting or ()) | set(proxied or ()) if not_voting or proxied else ()
+    changed = [(i, s.missed + 1 if s.name in defaulted else 0) for i, s in enumerate(state.seats)
+               if not s.disqualified and s.name not in barred
+               and (s.missed or s.name in defaulted)]  # a seat's missed votes in a row
+    if changed:
+        seats = state.own("seats")
+        for i, missed in changed:
+            seats[i].missed = missed
+    if not d["approved"]:
+        state.rejections += 1
+
+
+@_core(ev.PROPOSAL_MISSED)
+def _proposal_missed(state, event):
+    state.missed_proposals += 1
+    if event.data.get("counts_as_rejection"):
+        state.rejections += 1
+
+
+@_core(ev.PROPOSALS_STALLED)
+def _stalled(state, event):
+    state.stall_warned_at = state.missed_proposals
+
+
+@_core(ev.MISSION_OPENED)
+def _mission_opened(state, event):
+    state.put("orders", {})
+    _open(state, MISSION, event)
+
+
+@_core(ev.ORDER_CAST)
+def _order_cast(state, event):
+    state.own("orders")[event.data["player"]] = event.data["order"]
+
+
+@_core(ev.MISSION_RESOLVED)
+def _mission_resolved(state, event):
+    d = event.data
+    state.own("missions").append(d)
+    if state.config.missed.orders_count:
+        defaulted = d["defaulted"]
+        if defaulted or any(state.seat(n).missed for n in d["team"]):
+            state.own("seats")
             for n in d["team"]:
                 s = state.seat(n)
                 if not s.disqualified:
                     s.missed = s.missed + 1 if n in defaulted else 0
-    elif t == ev.PLAYER_DISQUALIFIED:
-        state.seat(d["player"]).disqualified = True
-    elif t == ev.DEADLINE_EXTENDED:
-        state.extension += d["seconds"]
-    elif t == ev.DEADLINE_MOVED:  # the whole open deadline moves by `seconds`, close_grace too
-        state.extension += d["seconds"]
-        if state.last_vote_at is not None:
-            state.last_vote_at += timedelta(seconds=d["seconds"])
-    elif t == ev.GAME_PAUSED:
-        state.paused_at = event.at
-        state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
-    elif t == ev.GAME_RESUMED:
-        state.extension += d["paused_seconds"]
-        state.paused_at = None
-        state.paused_until = None
-    elif t == ev.REMINDERS_SENT:
-        state.reminded = d["phase_id"]
-    elif t == ev.HOST_ACTION:
-        pass
-    elif t == ev.GAME_ENDED:
-        state.winner = d["winner"]
-        state.win_reason = d["reason"]
-        _open(state, FINISHED, event)
-    return state
+
+
+@_core(ev.PLAYER_DISQUALIFIED)
+def _disqualified(state, event):
+    state.own("seats")
+    state.seat(event.data["player"]).disqualified = True
+
+
+@_core(ev.DEADLINE_EXTENDED)
+def _extended(state, event):
+    state.extension += event.data["seconds"]
+
+
+@_core(ev.DEADLINE_MOVED)
+def _moved(state, event):  # the whole open deadline moves by `seconds`, close_grace too
+    d = event.data
+    state.extension += d["seconds"]
+    if state.last_vote_at is not None:
+        state.last_vote_at += timedelta(seconds=d["seconds"])
+
+
+@_core(ev.GAME_PAUSED)
+def _paused(state, event):
+    d = event.data
+    state.paused_at = event.at
+    state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
+
+
+@_core(ev.GAME_RESUMED)
+def _resumed(state, event):
+    state.extension += event.data["paused_seconds"]
+    state.paused_at = None
+    state.paused_until = None
+
+
+@_core(ev.REMINDERS_SENT)
+def _reminded(state, event):
+    state.reminded = event.data["phase_id"]
+
+
+@_core(ev.GAME_ENDED)
+def _ended(state, event):
+    d = event.data
+    state.winner = d["winner"]
+    state.win_reason = d["reason"]
+    _open(state, FINISHED, event)
 
 
 def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] | None = None) -> None:
     """Open a phase (a plug-in's too): a new phase id, and its clock starts now."""
     _open(state, phase, event)
-    state.actors = list(actors or [])
+    state.put("actors", list(actors or []))
 
 
 def _open(state: GameState, phase: str, event: ev.Event) -> None:
-    state.actors = []
+    state.put("actors", [])
     state.extension = 0
     state.phase = phase
     state.phase_id += 1
