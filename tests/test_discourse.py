@@ -157,7 +157,8 @@ def discourse_run(preset: str, seed: int, fault_rate: float = 0.0, fault_seed: i
 # --- whole games ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("preset", list(GAMES))
+@pytest.mark.parametrize("preset", [p if p in ("resistance", "avalon") else pytest.param(p, marks=pytest.mark.long)
+                                    for p in GAMES])  # every preset in `make test-long`
 def test_a_whole_game_comes_out_as_on_the_local_forum(preset, db):
     got, texts, _, fake = discourse_run(preset, seed=11)
     assert got["status"] == "finished" and got["winner"] in ("resistance", "spies")

@@ -301,10 +301,14 @@ def test_the_fixtures_cover_every_preset_and_table_size():
     assert sum(p.stat().st_size for p in FIXTURES.iterdir()) < 2_000_000
 
 
+EVERY = [2, pytest.param(1, marks=pytest.mark.long)]  # make test: 240 games a preset; test-long: all 480
+
+
+@pytest.mark.parametrize("every", EVERY)
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_event_logs_refusals_and_states_are_identical(preset):
+def test_event_logs_refusals_and_states_are_identical(preset, every):
     wrong = []
-    for line in fixture(preset):
+    for line in fixture(preset)[::every]:
         config, (state, events, refusals, crash) = play(preset, line)
         if "crash" in line and crash != line["crash"]:
             # The recording engine raised here (a bug). What came before is the same; the
@@ -350,12 +354,13 @@ def test_full_logs_are_identical(preset):
         assert len(got) == len(want), key
 
 
+@pytest.mark.parametrize("every", [4, pytest.param(1, marks=pytest.mark.long)])
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_play_out_plays_the_recorded_games(preset):
+def test_play_out_plays_the_recorded_games(preset, every):
     """play_out (the bench's and the property tests' driver) plays the same games. Where the
     recording left a game stuck (a seat no player's move can serve) or an engine bug stopped
     it, play_out's host may step in: the logs agree up to the host's first move."""
-    for line in fixture(preset):
+    for line in fixture(preset)[::every]:
         if line["kind"] != "plain":
             continue
         config = config_of(preset, line)
