@@ -5,6 +5,16 @@ from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
 
 
+# Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
+# and render/ writes it in the forum's bold. The rules never write markup themselves.
+SAID_OPEN, SAID_CLOSE = "\ue000", "\ue001"
+
+
+def said(text: str) -> str:
+    """`text` as a command a player would type, to be shown in bold by render/."""
+    return f"{SAID_OPEN}{text}{SAID_CLOSE}"
+
+
 @dataclass(frozen=True)
 class Command:
     at: datetime

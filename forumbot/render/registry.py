@@ -1,0 +1,63 @@
+"""Which words an event gets. Each render module registers, per event type, the text it
+adds to the thread's post and the PMs it sends; `render_events` is a loop over these.
+
+    @public(ev.LADY_USED)
+    def _lady_used(state, e, tag, m) -> str: ...        # "" or None: nothing in the thread
+
+    @private(ev.LADY_USED)
+    def _lady_pm(state, e, tag, m) -> list[Message]: ...
+
+`state` is the state after the batch, `tag` the game's tag, `m` the forum's markup
+(render/markup.py). A module of render/ is found by `load()`; a new rule's render module
+is one new file here, and nothing else in render/ changes.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from ..rules.events import Event
+    from ..rules.state import GameState
+
+PublicText = Callable[["GameState", "Event", str, Any], "str | None"]
+PrivateTexts = Callable[["GameState", "Event", str, Any], list]
+
+PUBLIC: dict[str, PublicText] = {}
+PRIVATE: dict[str, list[PrivateTexts]] = {}
+
+
+def public(*types: str) -> Callable[[PublicText], PublicText]:
+    def register(fn: PublicText) -> PublicText:
+        for t in types:
+            if t in PUBLIC and PUBLIC[t] is not fn:
+                raise ValueError(f"two public texts for the event {t}")
+            PUBLIC[t] = fn
+        return fn
+    return register
+
+
+def private(*types: str) -> Callable[[PrivateTexts], PrivateTexts]:
+    def register(fn: PrivateTexts) -> PrivateTexts:
+        for t in types:
+            fns = PRIVATE.setdefault(t, [])
+            if fn not in fns:
+                fns.append(fn)
+        return fn
+    return register
+
+
+_loaded = False
+
+
+def load() -> None:
+    """Import every module of render/, so that each has registered its texts."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from .. import render
+
+    for info in pkgutil.iter_modules(render.__path__):
+        importlib.import_module(f"{render.__name__}.{info.name}")
