@@ -48,6 +48,18 @@ def private(*types: str) -> Callable[[PrivateTexts], PrivateTexts]:
     return register
 
 
+# Lines a module adds to a player's role PM (the lovers name each other, say):
+#     @role_note
+#     def _lovers(state, name, m) -> str | None: ...
+ROLE_NOTES: list[Callable[["GameState", str, Any], "str | None"]] = []
+
+
+def role_note(fn: Callable[["GameState", str, Any], "str | None"]) -> Callable[["GameState", str, Any], "str | None"]:
+    if fn not in ROLE_NOTES:
+        ROLE_NOTES.append(fn)
+    return fn
+
+
 _loaded = False
 
 
