@@ -92,10 +92,46 @@ class PermanentError(ForumError):
     """This post can never go out (a locked or deleted thread, a user who takes no PMs)."""
 
 
+@dataclass(frozen=True)
+class Traits:
+    """What a forum can do, and how much of it: the shell asks these, never the forum's name."""
+
+    edits: bool = True  # the bot may edit its own posts (the status block in the opening post)
+    pm_subjects: bool = True  # a PM keeps its subject (Reddit's chat may drop it)
+    new_threads: bool = True  # the bot may open a thread for a game
+    requests_per_minute: int = 60  # the forum's budget for the bot
+    recheck_batch: int = 100  # posts re-read for edits in one cycle (one request where it can)
+    mark_read_batch: int = 25  # PMs marked read in one request
+    listing_window: int = 500  # new messages in one fetch above which the bot reads again at once
+    place_key: str = "place"  # the config key naming where new game threads go
+    mention_prefix: str = ""  # how a reply names the player it answers ("u/" on Reddit)
+
+
+class ForumBase:
+    """What every adapter shares: its traits, and the defaults of the protocol's extras."""
+
+    traits = Traits()
+
+    def mention(self, name: str) -> str:
+        """How a public reply names the player it answers."""
+        return f"{self.traits.mention_prefix}{name}"
+
+    def requests_left(self) -> int | None:
+        """The requests the forum still allows in its current window (None: not known)."""
+        return None
+
+
 class Forum(Protocol):
     name: str  # names the forum in the store: inbound ids are unique per forum
     markup: Markup
     bot_name: str
+    traits: Traits
+
+    def mention(self, name: str) -> str:
+        """How a public reply names the player it answers."""
+
+    def requests_left(self) -> int | None:
+        """The requests the forum still allows in its current window (None: not known)."""
 
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         """New comments in these threads, and unread PMs to the bot."""

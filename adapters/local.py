@@ -8,7 +8,7 @@ import threading
 from datetime import datetime, timezone
 from typing import Callable, Sequence
 
-from .base import Fetched, Inbound, Markup, Outgoing, PermanentError, Posted
+from .base import Fetched, ForumBase, Inbound, Markup, Outgoing, PermanentError, Posted, Traits
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS threads (id INTEGER PRIMARY KEY, title TEXT, body TEXT, author TEXT,
@@ -25,8 +25,9 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class LocalForum:
+class LocalForum(ForumBase):
     markup = Markup.MARKDOWN
+    traits = Traits(place_key="subreddit", mention_prefix="u/")  # it plays Reddit, on one's own machine
 
     def __init__(self, path: str = ":memory:", bot_name: str = "forumbot",
                  clock: Callable[[], datetime] = _now, name: str = "local"):
@@ -39,6 +40,10 @@ class LocalForum:
         if path != ":memory:":
             self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
+
+    @classmethod
+    def from_settings(cls, s: dict[str, str], **kw) -> "LocalForum":
+        return cls(s.get("path") or "forumbot-local.db", bot_name=s.get("bot_name") or "forumbot", **kw)
 
     # --- what people do ------------------------------------------------------------
 
@@ -213,3 +218,18 @@ def _num(ref: str | None) -> int | None:
 
 def _parse(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp).astimezone(timezone.utc)
+
+
+def local_checks(forum: LocalForum, section: dict[str, str], game_threads: list[str]):
+    """`forumbot doctor` on the local forum: it opens, and the bot may write there."""
+    path = section.get("path", "")
+    try:
+        forum.db.execute("BEGIN IMMEDIATE")  # the bot will write there
+        forum.db.execute("ROLLBACK")
+        n = len(forum.threads())
+    except Exception as e:
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        yield ("fail", "local forum", f"{path}: {why}")
+        return
+    yield ("ok", "local forum", f"{path} opens and is writable ({n} thread"
+           f"{'' if n == 1 else 's'}); the bot is {forum.bot_name}")

@@ -24,12 +24,14 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait
 
 from .base import (
     Fetched,
+    ForumBase,
     Inbound,
     LoginFailed,
     Markup,
     Outgoing,
     PermanentError,
     Posted,
+    Traits,
     TransientError,
     UncertainError,
 )
@@ -81,8 +83,13 @@ def _unmarked(body: str) -> str:
     return _PLANTED.sub("", body)
 
 
-class RedditForum:
+class RedditForum(ForumBase):
     markup = Markup.MARKDOWN
+    # 100 requests a minute per OAuth client; info() takes 100 fullnames, mark-read 25 ids;
+    # a subreddit's listing shows only its newest ~1,000 comments, so past 500 new ones in
+    # a fetch the bot reads again at once; a chat may drop a PM's subject.
+    traits = Traits(pm_subjects=False, requests_per_minute=100, recheck_batch=100,
+                    mark_read_batch=25, listing_window=500, place_key="subreddit", mention_prefix="u/")
 
     def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None,
                  read_attempts: int = 3, backoff: float = 1.0, max_wait: float = 60.0):

@@ -171,3 +171,19 @@ def _messages(reddit, me: str, scopes):
     except prawcore.PrawcoreException as e:
         return FAIL, label, f"u/{me} cannot use private messages: {_one_line(e)}"
     return OK, label, f"u/{me} may send private messages"
+
+
+def doctor_checks(forum, section: dict[str, str], game_threads: list[str]):
+    """`forumbot doctor` on Reddit: the user agent, the subreddits (the configured one and
+    those of the running games: a game thread is `subreddit:id`), the login, PMs."""
+    agent = section.get("user_agent", "")
+    if not agent or "yourname" in agent:
+        yield (WARN, "user agent", "[reddit] user_agent should name the bot and you "
+               "(forumbot/1.0 by u/yourname): Reddit throttles generic ones")
+    configured = [x for x in [section.get("subreddit")] if x]
+    of_games = [t.partition(":")[0] for t in game_threads if ":" in t]
+    subs = list(dict.fromkeys(x.removeprefix("/r/").removeprefix("r/") for x in configured + of_games))
+    if not subs:
+        yield (WARN, "subreddit", "none configured: set [reddit] subreddit (where new game "
+               "threads go), or every config must name `subreddit:`")
+    yield from reddit_checks(forum, subs, username=section.get("username"))

@@ -46,6 +46,8 @@ def doctor(settings_path: str | None = None, out=None) -> int:
 
 def checks(settings_path: str | None = None):
     """The checks, one at a time (a slow forum shows each line as it is done)."""
+    from adapters import ADAPTERS
+
     from .settings import SettingsError, forum_problems, load_settings
 
     try:
@@ -56,48 +58,46 @@ def checks(settings_path: str | None = None):
     where = s.path or "no settings file (the defaults)"
     yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {s.database_url}")
     missing = forum_problems(s)
+    adapter = ADAPTERS[s.forum]
     if missing:
-        guide = "Hosting on Discourse" if s.forum == "discourse" else "Deploying on a server"
-        yield Check(FAIL, "settings", f"fill in [{s.forum}] {', '.join(missing)} (README, \"{guide}\")")
-    agent = s.reddit.get("user_agent", "")
-    if s.forum == "reddit" and (not agent or "yourname" in agent):
-        yield Check(WARN, "user agent", "[reddit] user_agent should name the bot and you "
-                    "(forumbot/1.0 by u/yourname): Reddit throttles generic ones")
+        yield Check(FAIL, "settings", f"fill in [{s.forum}] {', '.join(missing)} (README, \"{adapter.guide}\")")
 
-    db_ok, subreddits = False, []
+    db_ok, threads = False, []
     for check in _database(s):
         db_ok = check.status == OK and check.name == "database"
         yield check
     if db_ok:
-        subreddits = _game_subreddits(s)
+        threads = _game_threads(s)
         from . import store
 
         store.close()
 
-    if s.forum == "local":
-        yield _local_forum(s)
-        return
     if missing:
         yield Check(SKIP, s.forum, "not checked: the settings above are missing")
         return
-    if s.forum == "discourse":
-        yield from _discourse(s)
-        return
-    yield from _reddit(s, subreddits)
+    yield from _forum(s, adapter, threads)
 
 
-def _discourse(s):
-    from adapters.discourse import discourse_checks
-
+def _forum(s, adapter, threads: list[str]):
+    """The forum adapter's own checks (adapters/: each forum knows what to ask its site)."""
     from .settings import SettingsError, make_forum
 
+    if s.forum == "local":
+        folder = os.path.dirname(os.path.abspath(s.local_path))
+        if not os.path.isdir(folder):
+            yield Check(FAIL, "local forum", f"the folder {folder} does not exist ([local] path)")
+            return
     try:
         forum = make_forum(s)
     except SettingsError as e:
-        yield Check(FAIL, "settings", str(e))
+        yield Check(FAIL, "local forum" if s.forum == "local" else "settings", str(e))
         return
-    categories = [x for x in [s.discourse.get("category")] if x]
-    for status, name, detail in discourse_checks(forum, categories, username=s.discourse.get("api_username")):
+    section = {"path": s.local_path, **s.section()} if s.forum == "local" else s.section()
+    checks = adapter.doctor()
+    if checks is None:
+        yield Check(SKIP, s.forum, "this forum has no checks of its own")
+        return
+    for status, name, detail in checks(forum, section, threads):
         yield Check(status, name, detail)
 
 
@@ -149,59 +149,12 @@ def _database(s):
             lock.release()
 
 
-def _game_subreddits(s) -> list[str]:
-    """The subreddits of the games that run (each game thread is `subreddit:id` on Reddit)."""
+def _game_threads(s) -> list[str]:
+    """The threads of the games that run on this forum (the adapter reads its own ids)."""
     from . import store
 
-    if s.forum != "reddit":
-        return []
-    subs = []
     try:
-        for g in store.Game.select().where(store.Game.status.in_(("running", "signup"))):
-            if g.forum == "reddit" and g.thread and ":" in g.thread:
-                subs.append(g.thread.partition(":")[0])
+        return [g.thread for g in store.Game.select().where(
+            store.Game.status.in_(("running", "signup")) & (store.Game.forum == s.forum)) if g.thread]
     except Exception:
         return []
-    return subs
-
-
-# --- the forum --------------------------------------------------------------------------------
-
-
-def _local_forum(s) -> Check:
-    from adapters.local import LocalForum
-
-    from .cli import _one_line
-
-    folder = os.path.dirname(os.path.abspath(s.local_path))
-    if not os.path.isdir(folder):
-        return Check(FAIL, "local forum", f"the folder {folder} does not exist ([local] path)")
-    try:
-        forum = LocalForum(s.local_path, bot_name=s.bot_name)
-        forum.db.execute("BEGIN IMMEDIATE")  # the bot will write there
-        forum.db.execute("ROLLBACK")
-        n = len(forum.threads())
-    except Exception as e:
-        return Check(FAIL, "local forum", f"{s.local_path}: {_one_line(e)}")
-    return Check(OK, "local forum", f"{s.local_path} opens and is writable ({n} thread"
-                 f"{'' if n == 1 else 's'}); the bot is {s.bot_name}")
-
-
-def _reddit(s, game_subreddits: list[str]):
-    from adapters.reddit_checks import reddit_checks
-
-    from .settings import SettingsError, make_forum
-
-    try:
-        forum = make_forum(s)
-    except SettingsError as e:
-        yield Check(FAIL, "settings", str(e))
-        return
-    configured = [x for x in [s.reddit.get("subreddit")] if x]
-    subs = list(dict.fromkeys(x.removeprefix("r/").removeprefix("/r/")
-                              for x in configured + game_subreddits))
-    if not subs:
-        yield Check(WARN, "subreddit", "none configured: set [reddit] subreddit (where new game "
-                    "threads go), or every config must name `subreddit:`")
-    for status, name, detail in reddit_checks(forum, subs, username=s.reddit.get("username")):
-        yield Check(status, name, detail)

@@ -5,6 +5,8 @@ import configparser
 import os
 from dataclasses import dataclass, field
 
+from adapters import ADAPTERS
+
 from .deadlines import parse_duration
 
 
@@ -17,12 +19,24 @@ class Settings:
     database_url: str = "sqlite:///forumbot.db"
     local_path: str = "forumbot-local.db"
     bot_name: str = "forumbot"
-    reddit: dict[str, str] = field(default_factory=dict)
-    discourse: dict[str, str] = field(default_factory=dict)
+    # Each forum adapter's INI section ([reddit], [discourse], ...), as written.
+    sections: dict[str, dict[str, str]] = field(default_factory=dict)
     outage_grace: int = 3600  # deadlines that fell while the bot was down: restart + this
     log_level: str = "info"  # debug | info | warning | error
     log_format: str = "text"  # text | json (one object a line)
     path: str | None = None  # the file these came from (None: no settings file)
+
+    def section(self, name: str | None = None) -> dict[str, str]:
+        """An adapter's settings (the chosen forum's, by default)."""
+        return self.sections.get(name or self.forum, {})
+
+    @property
+    def reddit(self) -> dict[str, str]:
+        return self.section("reddit")
+
+    @property
+    def discourse(self) -> dict[str, str]:
+        return self.section("discourse")
 
 
 class SettingsError(Exception):
@@ -51,10 +65,12 @@ def load_settings(path: str | None = None) -> Settings:
         raise SettingsError(f"settings file {path} is not a valid INI file: {first}") from None
     s.path = path
     bot = cp["bot"] if cp.has_section("bot") else {}
-    default = "reddit" if cp.has_section("reddit") else "discourse" if cp.has_section("discourse") else "local"
+    # With no `forum =`, the first forum whose section is there (local if none).
+    default = next((name for name in ADAPTERS if name != "local" and cp.has_section(name)), "local")
     s.forum = bot.get("forum", default).strip() or "local"
-    if s.forum not in ("reddit", "discourse", "local"):
-        raise SettingsError(f"[bot] forum = {s.forum}: must be reddit, discourse or local")
+    if s.forum not in ADAPTERS:
+        raise SettingsError(f"[bot] forum = {s.forum}: must be {_either(list(ADAPTERS))}")
+    adapter = ADAPTERS[s.forum]
     try:
         s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
     except ValueError as e:
@@ -67,8 +83,7 @@ def load_settings(path: str | None = None) -> Settings:
         raise SettingsError("[bot] outage_grace: must be a duration like 30m or 1h, not none")
     s.outage_grace = grace
     try:
-        # Discourse allows 60 requests a minute for all of a site's admin keys, reads included
-        s.writes_per_minute = int(bot.get("writes_per_minute", "40" if s.forum == "discourse" else "60"))
+        s.writes_per_minute = int(bot.get("writes_per_minute", str(adapter.writes_per_minute)))
         if s.writes_per_minute < 1:
             raise ValueError
     except ValueError:
@@ -86,15 +101,16 @@ def load_settings(path: str | None = None) -> Settings:
     if cp.has_section("local"):
         s.local_path = cp["local"].get("path", s.local_path)
         s.bot_name = cp["local"].get("bot_name", s.bot_name)
-    if cp.has_section("reddit"):
-        s.reddit = {k: v.strip() for k, v in cp["reddit"].items() if v.strip()}
-        if s.forum == "reddit":
-            s.bot_name = s.reddit.get("username", s.bot_name)
-    if cp.has_section("discourse"):
-        s.discourse = {k: v.strip() for k, v in cp["discourse"].items() if v.strip()}
-        if s.forum == "discourse":
-            s.bot_name = s.discourse.get("api_username", s.bot_name)
+    for name in ADAPTERS:
+        if name != "local" and cp.has_section(name):
+            s.sections[name] = {k: v.strip() for k, v in cp[name].items() if v.strip()}
+    if adapter.bot_name_key:
+        s.bot_name = s.section().get(adapter.bot_name_key, s.bot_name)
     return s
+
+
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -118,68 +134,33 @@ def check_database_url(url: str) -> None:
                             "one (sqlite:////var/lib/forumbot/forumbot.db)")
 
 
-# What a Reddit bot needs, and where it comes from (README, "Deploying on a server").
-REDDIT_NEEDS = {
-    "client_id": "the id under the app's name at https://www.reddit.com/prefs/apps",
-    "client_secret": "the app's secret",
-    "username": "the bot's Reddit account",
-}
-
-
-# What a Discourse bot needs (README, "Hosting on Discourse").
-DISCOURSE_NEEDS = {
-    "url": "the forum's address, like https://forum.example.org",
-    "api_key": "a key for the bot's user (Admin > Advanced > API Keys)",
-    "api_username": "the bot's username",
-}
-
-
 def forum_problems(s: Settings) -> list[str]:
     """The settings the forum still needs (an unfilled settings.example.ini lists them all)."""
-    if s.forum == "discourse":
-        return [k for k in DISCOURSE_NEEDS if not s.discourse.get(k)]
-    if s.forum != "reddit":
-        return []
-    missing = [k for k in REDDIT_NEEDS if not s.reddit.get(k)]
-    if not (s.reddit.get("password") or s.reddit.get("refresh_token")):
-        missing.append("password (or refresh_token)")
-    return missing
+    return ADAPTERS[s.forum].missing(s.section())
 
 
 def require_forum(s: Settings) -> None:
     """SettingsError, in one line, if the forum's settings are not filled in."""
     missing = forum_problems(s)
-    if missing and s.forum == "discourse":
-        where = s.path or "the settings file"
-        raise SettingsError(
-            f"{where}: fill in [discourse] {', '.join(missing)} (README, \"Hosting on Discourse\"), "
-            "or set [bot] forum = local to try the bot without a forum account")
     if missing:
+        adapter = ADAPTERS[s.forum]
         where = s.path or "the settings file"
         raise SettingsError(
-            f"{where}: fill in [reddit] {', '.join(missing)} (README, \"Deploying on a server\"), "
-            "or set [bot] forum = local to try the bot without a Reddit account")
+            f"{where}: fill in [{s.forum}] {', '.join(missing)} (README, \"{adapter.guide}\"), "
+            f"or set [bot] forum = local to try the bot without a {s.forum.capitalize()} account")
 
 
 def make_forum(s: Settings, clock=None):
-    if s.forum == "discourse":
-        require_forum(s)
-        from adapters.discourse import DiscourseForum
-
-        try:
-            return DiscourseForum.from_settings(s.discourse)
-        except ValueError as e:
-            raise SettingsError(f"[discourse] {e}") from None
-    if s.forum == "reddit":
-        require_forum(s)
-        from adapters.reddit import RedditForum
-
-        try:
-            return RedditForum.from_settings(s.reddit)
-        except Exception as e:  # praw's own checks of its configuration
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise SettingsError(f"[reddit]: {first}") from None
-    from adapters.local import LocalForum
-
-    kw = {"clock": clock} if clock else {}
-    return LocalForum(s.local_path, bot_name=s.bot_name, **kw)
+    """The forum adapter the settings name, built from its section."""
+    require_forum(s)
+    adapter = ADAPTERS[s.forum]
+    section, kw = s.section(), {}
+    if s.forum == "local":  # (its settings are the bot's own: [local] path and bot_name)
+        section, kw = {"path": s.local_path, "bot_name": s.bot_name}, {"clock": clock} if clock else {}
+    try:
+        return adapter.load().from_settings(section, **kw)
+    except SettingsError:
+        raise
+    except Exception as e:  # the adapter's (or its client library's) checks of its settings
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise SettingsError(f"[{s.forum}] {first}") from None
