@@ -15,11 +15,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(PY) -m forumbot demo $(ARGS)
 
+# Both cores (pytest-xdist); each worker has its own PostgreSQL database (tests/conftest.py).
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 test-long: $(STAMP)
-	$(PY) -m pytest -q -m long
+	$(PY) -m pytest -q -n 2 -m long
 
 bench: $(STAMP)
 	$(PY) bench/engine.py

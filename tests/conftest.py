@@ -8,6 +8,35 @@ from forumbot import store
 PG_URL = os.environ.get("FORUMBOT_TEST_DATABASE_URL")
 
 
+def _worker_database(url: str | None) -> str | None:
+    """Under pytest-xdist (`-n 2`), each worker gets a PostgreSQL database of its own
+    (`<db>_gw0`, made here if missing), so that workers never drop each other's tables."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not url or not worker:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg2
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'test'}_{worker}"
+    conn = psycopg2.connect(url)
+    try:
+        conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if cur.fetchone() is None:
+                cur.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        conn.close()
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+PG_URL = _worker_database(PG_URL)
+if PG_URL:
+    os.environ["FORUMBOT_TEST_DATABASE_URL"] = PG_URL  # (for the bots the tests start as processes)
+
+
 def _reset(url: str):
     database = store.connect(url)
     if not url.startswith("sqlite"):
