@@ -160,25 +160,26 @@ class LocalForum(ForumBase):
         return Fetched(out, {"comment": last})
 
     def mark_read(self, ids: Sequence[str]) -> None:
-        self.mark_user_read(self.bot_name, [_num(i) for i in ids if i.startswith("m")])
+        self.mark_user_read(self.bot_name, [int(i[1:]) for i in ids if i.startswith("m")])
 
     def post(self, out: Outgoing) -> Posted:
         if out.kind == "thread":
             tid = self.create_thread(self.bot_name, out.title, out.body, out.where or "games", out.key)
             return Posted(tid, f"local:{tid}")
         if out.kind == "comment":
-            cid = self.comment(self.bot_name, out.thread, out.body, out.reply_to, out.key)
+            cid = self.comment(self.bot_name, out.thread or "", out.body, out.reply_to, out.key)
             return Posted(cid, f"local:{out.thread}/{cid}")
         if out.kind == "pm":
-            return Posted(self.send_pm(self.bot_name, out.to, out.subject, out.body, key=out.key))
+            return Posted(self.send_pm(self.bot_name, out.to or "", out.subject, out.body, key=out.key))
         if out.kind == "edit":  # the bot's own post `out.thread` (a thread or a comment) gets a new body
-            table = "threads" if out.thread.startswith("t") else "comments"
+            post = out.thread or ""
+            table = "threads" if post.startswith("t") else "comments"
             with self._lock:
                 cur = self.db.execute(f"UPDATE {table} SET body=? WHERE id=? AND author=?",
-                                      (out.body, _num(out.thread), self.bot_name))
+                                      (out.body, _num(post), self.bot_name))
             if cur.rowcount == 0:
-                raise PermanentError(f"no post {out.thread} of the bot to edit")
-            return Posted(out.thread)
+                raise PermanentError(f"no post {post} of the bot to edit")
+            return Posted(post)
         raise PermanentError(f"unknown outbox kind {out.kind}")
 
     def find_posted(self, out: Outgoing) -> Posted | None:

@@ -15,7 +15,7 @@ import hashlib
 import re
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Any, Sequence
 
 import praw
 import prawcore
@@ -111,7 +111,7 @@ class RedditForum(ForumBase):
 
     @classmethod
     def from_settings(cls, s: dict[str, str]) -> "RedditForum":
-        kw = {k: s[k] for k in ("client_id", "client_secret", "username", "password",
+        kw: dict[str, Any] = {k: s[k] for k in ("client_id", "client_secret", "username", "password",
                                 "refresh_token", "user_agent", "oauth_url", "reddit_url") if s.get(k)}
         kw.setdefault("user_agent", "forumbot/0.1")
         reddit = praw.Reddit(check_for_updates=False, **kw)
@@ -141,12 +141,12 @@ class RedditForum(ForumBase):
                 for t in links.values():  # still failing: tried again after its backoff
                     failed[t] = f"r/{sub}: {wait[2]} (tried again later)"
                 continue
-            seen = cursor.get(f"sub:{sub}")
+            seen: dict | None = cursor.get(f"sub:{sub}")
             unverified = dict(cursor.get(f"gap:{sub}") or {})
             try:
                 newest, batch, gap, counted = self._retrying(self._listing, sub, links, seen)
-                if gap:  # the listing did not reach back to the bookmark: any thread may miss some
-                    self.gaps += 1
+                if gap and seen is not None:  # the listing did not reach back to the bookmark:
+                    self.gaps += 1  # any thread may miss some (there is no gap without a bookmark)
                     unverified = self._unverified_after_gap(links, unverified, seen["t"], cursor)
                 for link, n in counted.items():
                     new_cursor[f"n:{link}"] = cursor.get(f"n:{link}", 0) + n
@@ -269,7 +269,8 @@ class RedditForum(ForumBase):
         submission = self.reddit.submission(link.removeprefix("t3_"))
         submission.comment_sort = "new"
         submission.comments.replace_more(limit=None)
-        return [self._comment(c, sub) for c in submission.comments.list()
+        comments: list[Any] = submission.comments.list()  # (no MoreComments left: replaced above)
+        return [self._comment(c, sub) for c in comments
                 if c.created_utc >= since and str(c.author).lower() != self.bot_name.lower()]
 
     def _unread(self) -> list[Inbound]:
@@ -319,13 +320,14 @@ class RedditForum(ForumBase):
 
     def post(self, out: Outgoing) -> Posted:
         body = f"{_unmarked(out.body)}\n\n{marker(out)}"
+        thread = out.thread or ""
         try:
             if out.kind == "edit":  # the opening post (a submission, or a comment in an existing thread)
-                if ":" in out.thread:  # it keeps its marker: `out` carries the post's own key
-                    self.reddit.submission(out.thread.partition(":")[2]).edit(body)
+                if ":" in thread:  # it keeps its marker: `out` carries the post's own key
+                    self.reddit.submission(thread.partition(":")[2]).edit(body)
                 else:
-                    self.reddit.comment(out.thread).edit(body)
-                return Posted(out.thread)
+                    self.reddit.comment(thread).edit(body)
+                return Posted(thread)
             if out.kind == "thread":
                 sub = out.where or self.default_subreddit
                 if not sub:
@@ -338,7 +340,7 @@ class RedditForum(ForumBase):
                 if out.reply_to:
                     c = self.reddit.comment(out.reply_to).reply(body)
                 else:
-                    c = self.reddit.submission(out.thread.partition(":")[2]).reply(body)
+                    c = self.reddit.submission(thread.partition(":")[2]).reply(body)
                 if c is None:  # `things: []`: Reddit did not say; the comment may exist
                     raise UncertainError("Reddit answered the comment with no comment")
                 return Posted(c.id)
@@ -440,7 +442,8 @@ def single_shot_posts(reddit: praw.Reddit) -> None:
         def _sleep_seconds(self):
             return None
 
-    for core in {id(c): c for c in (reddit._core, reddit._authorized_core) if c is not None}.values():
+    cores: tuple[Any, ...] = (reddit._core, reddit._authorized_core)
+    for core in {id(c): c for c in cores if c is not None}.values():
         if getattr(core, "_forumbot_single_shot", False):
             continue
         original = core._request_with_retries

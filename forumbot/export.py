@@ -30,7 +30,7 @@ def export_game(game: store.Game) -> dict:
                                      "defaulted", "critical", "proxied", "not_voting", "approved")}
                   for v in state.vote_history],
         "signups": [s.name for s in store.Signup.select().where(store.Signup.game == game)
-                    .order_by(store.Signup.id)] if game.status == "signup" else [],
+                    .order_by(store.Signup._meta.primary_key)] if game.status == "signup" else [],
         "events": [{"seq": r.seq, "at": iso(e.at), "type": e.type, "data": e.data}
                    for r, e in zip(rows, events, strict=False)],
     }

@@ -1,0 +1,59 @@
+"""The bot's log on stderr: `[bot] log_level` and `log_format` (text, or one JSON object a
+line)."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever sys.stderr is now."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time (UTC), level, logger, message (and error, a traceback)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from datetime import datetime, timezone
+
+        out = {"time": datetime.fromtimestamp(record.created, timezone.utc)
+               .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+               "level": record.levelname.lower(), "logger": record.name,
+               "message": record.getMessage()}
+        if record.exc_info:
+            out["error"] = self.formatException(record.exc_info)
+        return json.dumps(out, ensure_ascii=False)
+
+
+def _routine(record: logging.LogRecord) -> bool:
+    """APScheduler's routine INFO lines (a job added, run, done) count as DEBUG."""
+    if record.name.startswith("apscheduler") and record.levelno == logging.INFO:
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger().isEnabledFor(logging.DEBUG)
+    return True
+
+
+def configure_logging(level: str = "info", fmt: str = "text") -> None:
+    """The bot's log on stderr: [bot] log_level and log_format."""
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if getattr(h, "_forumbot", False)]:
+        root.removeHandler(h)
+    handler: Any = _Stderr()
+    handler._forumbot = True
+    handler.addFilter(_routine)
+    handler.setFormatter(JsonFormatter() if fmt == "json" else
+                         logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(getattr(logging, level.upper(), logging.INFO))
+
+
