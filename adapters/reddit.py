@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import praw
 import prawcore
 from praw.exceptions import RedditAPIException
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from .base import (
     Fetched,
@@ -35,6 +35,7 @@ from .base import (
     TransientError,
     UncertainError,
 )
+from .retries import read_wait
 
 PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
 PERMANENT_API_ERRORS = {
@@ -48,19 +49,6 @@ MAX_PAGES = 10
 MAX_IDS = 2000  # ids of the bookmark's second kept (most comments of a busy listing share one)
 GAP_THREAD_READS = 25  # game threads read in full per fetch after a gap (the rest wait)
 SUB_BACKOFF_MAX = 15  # fetches a failing subreddit is skipped at most (it doubles from 0)
-
-
-def _read_wait(backoff: float, max_wait: float):
-    """Retry-After when Reddit sent one (capped), else exponential backoff with jitter."""
-    exponential = wait_random_exponential(multiplier=backoff, max=max_wait)
-
-    def wait(state) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        after = getattr(error, "retry_after", None)
-        if after is not None:
-            return min(float(after), max_wait)
-        return exponential(state)
-    return wait
 
 
 def marker(out: Outgoing | str) -> str:
@@ -102,7 +90,7 @@ class RedditForum(ForumBase):
         self._retrying = Retrying(
             retry=retry_if_exception_type((prawcore.ServerError, prawcore.RequestException,
                                            prawcore.TooManyRequests)),
-            wait=_read_wait(backoff, max_wait), stop=stop_after_attempt(read_attempts), reraise=True)
+            wait=read_wait(backoff, max_wait), stop=stop_after_attempt(read_attempts), reraise=True)
         self.name = name
         self.bot_name = reddit.config.username or "forumbot"
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
