@@ -247,3 +247,52 @@ def acquire(url: str) -> BotLock:
     if scheme.startswith(("postgres", "psycopg")):
         return AdvisoryLock(url)
     raise ValueError(f"cannot take the bot lock on a {scheme} database")
+
+
+class Keeper:
+    """Keeps the bot lock while `run` runs. A PostgreSQL lock lives on its connection, and
+    dies with it (a restart of the server, a cut network, an idle timeout): before each
+    cycle `check()` makes sure the lock is still ours, and takes it again if it was lost.
+
+    - "ok": the lock is ours (again); run the cycle;
+    - "wait": it was lost and cannot be taken now (the database is unreachable): no cycle
+      until it can, since another bot may be starting;
+    - "stop": another bot took the database meanwhile: this one must stop."""
+
+    def __init__(self, lock: BotLock, url: str):
+        self.lock, self.url = lock, url
+
+    def check(self) -> str:
+        import logging
+
+        log = logging.getLogger("forumbot")
+        if self.lock.held():
+            return "ok"
+        try:
+            self.lock = self._again()
+        except BotLockHeld as e:
+            if e.holder.get("pid") == os.getpid():  # our own old session, still going away
+                log.error("the bot lock was lost, and the old session still holds it: no cycle until it is gone")
+                return "wait"
+            log.error("the bot lock was lost, and %s: this bot stops", e)
+            return "stop"
+        except Exception as e:
+            log.error("the bot lock was lost and cannot be taken again (%s): no cycle until it can",
+                      " ".join(str(e).split()) or type(e).__name__)
+            return "wait"
+        log.warning("the bot lock was lost (its connection to the database dropped); it is taken again")
+        return "ok"
+
+    def _again(self, within: float = 3.0) -> BotLock:
+        """The lock taken again; a session of ours that was cut may hold it a moment more."""
+        deadline = time.monotonic() + within
+        while True:
+            try:
+                return acquire(self.url)
+            except BotLockHeld as e:
+                if e.holder.get("pid") != os.getpid() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def release(self) -> None:
+        self.lock.release()

@@ -177,3 +177,60 @@ def test_an_unreachable_database_is_one_line(tmp_path, capsys):
     assert main(["run", "--once", "--settings", missing]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("database: "), err
+
+
+def _drop_lock_connection(lock):
+    """What a restart of PostgreSQL (or a cut network) does to the lock's connection."""
+    import psycopg2
+
+    pid = lock.database.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+    conn = psycopg2.connect(PG_URL)
+    try:
+        conn.autocommit = True
+        conn.cursor().execute("SELECT pg_terminate_backend(%s)", (pid,))
+    finally:
+        conn.close()
+
+
+@pytest.mark.skipif(not PG_URL, reason="FORUMBOT_TEST_DATABASE_URL is not set")
+def test_a_lost_advisory_lock_is_noticed_and_taken_again():
+    lock = botlock.acquire(PG_URL)
+    keeper = botlock.Keeper(lock, PG_URL)
+    try:
+        assert keeper.check() == "ok"
+        _drop_lock_connection(lock)
+        assert not lock.held()
+        assert keeper.check() == "ok"  # taken again, on a new connection
+        assert keeper.lock is not lock and keeper.lock.held()
+        with pytest.raises(botlock.BotLockHeld):
+            botlock.acquire(PG_URL)  # and it keeps others out again
+    finally:
+        keeper.release()
+
+
+@pytest.mark.skipif(not PG_URL, reason="FORUMBOT_TEST_DATABASE_URL is not set")
+def test_a_bot_whose_lost_lock_another_took_must_stop(holder):
+    lock = botlock.acquire(PG_URL)
+    keeper = botlock.Keeper(lock, PG_URL)
+    _drop_lock_connection(lock)
+    p = holder(PG_URL)  # a second bot starts while the first one's lock is gone
+    try:
+        assert keeper.check() == "stop"
+    finally:
+        kill(p)
+        keeper.release()
+
+
+def test_a_lost_lock_that_cannot_be_taken_again_holds_the_cycles(url, monkeypatch):
+    lock = botlock.acquire(url)
+    keeper = botlock.Keeper(lock, url)
+    try:
+        monkeypatch.setattr(lock, "held", lambda: False)
+
+        def unreachable(_url):
+            raise OSError("could not connect to server: Connection refused")
+
+        monkeypatch.setattr(botlock, "acquire", unreachable)
+        assert keeper.check() == "wait"
+    finally:
+        lock.release()
