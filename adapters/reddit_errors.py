@@ -1,0 +1,94 @@
+"""Reddit's errors as the adapter's kinds (transient, uncertain, permanent, login), and the
+one-shot POSTs that keep prawcore from posting a reply twice."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import praw
+import prawcore
+from praw.exceptions import RedditAPIException
+
+from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
+
+PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
+PERMANENT_API_ERRORS = {
+    "THREAD_LOCKED", "TOO_OLD", "DELETED_LINK", "DELETED_COMMENT", "USER_DOESNT_EXIST",
+    "NOT_WHITELISTED_BY_USER_MESSAGE", "USER_BLOCKED_MESSAGE", "SUBREDDIT_NOEXIST",
+    "SUBREDDIT_NOTALLOWED", "NO_TEXT", "TOO_LONG", "BAD_SR_NAME", "INVALID_USER",
+}
+
+
+def write_error(e: Exception) -> ForumError:
+    """What a failed write means, from praw's or prawcore's error."""
+    if isinstance(e, RedditAPIException):
+        return _api_error(e)
+    if isinstance(e, prawcore.TooManyRequests):
+        return TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0)
+    if isinstance(e, prawcore.OAuthException):  # the login failed: nothing was sent
+        return LoginFailed(f"login failed: {e}")
+    if isinstance(e, prawcore.ResponseException):
+        if _at_token_endpoint(e):  # a revoked refresh token, a wrong client id: nothing sent
+            return LoginFailed(f"login failed: {e}")
+        if isinstance(e, (prawcore.Forbidden, prawcore.NotFound)):
+            return PermanentError(str(e))
+        if isinstance(e, prawcore.BadRequest):  # a 400: Reddit will not take this as it is
+            return PermanentError(f"Reddit refused it: {_reason(e)}")
+        return UncertainError(str(e))  # a 5xx: it may have landed
+    return UncertainError(str(e))  # a timeout, a dropped connection
+
+
+def single_shot_posts(reddit: praw.Reddit) -> None:
+    """Stop prawcore from re-sending a POST after a 5xx or a timeout.
+
+    prawcore retries those, POSTs included, and Reddit sometimes keeps a comment that it
+    answered with an error: the retry then posts it twice. Here a failed POST surfaces at
+    once as an UncertainError, and the outbox looks for the post's key before trying
+    again. GETs keep prawcore's retries. This wraps a private prawcore method; the test
+    `test_commit_then_fail_on_a_post_is_not_duplicated` fails if prawcore changes it."""
+    from prawcore.sessions import FiniteRetryStrategy
+
+    class NoRetry(FiniteRetryStrategy):
+        def _sleep_seconds(self):
+            return None
+
+    cores: tuple[Any, ...] = (reddit._core, reddit._authorized_core)
+    for core in {id(c): c for c in cores if c is not None}.values():
+        if getattr(core, "_forumbot_single_shot", False):
+            continue
+        original = core._request_with_retries
+
+        def request(*args, _original=original, method, retry_strategy_state=None, **kw):
+            if method != "GET" and retry_strategy_state is None:
+                retry_strategy_state = NoRetry(retries=0)
+            return _original(*args, method=method, retry_strategy_state=retry_strategy_state, **kw)
+
+        core._request_with_retries = request
+        core._forumbot_single_shot = True
+
+
+def _api_error(e: RedditAPIException) -> ForumError:
+    for item in e.items:
+        if item.error_type == "RATELIMIT":
+            m = re.search(r"(\d+)\s*(second|minute|ms)", item.message or "")
+            wait = 60.0
+            if m:
+                wait = float(m.group(1)) * {"second": 1, "minute": 60, "ms": 0.001}[m.group(2)]
+            return TransientError(str(e), wait + 1)
+        if item.error_type in PERMANENT_API_ERRORS or item.error_type.startswith(PERMANENT_PREFIXES):
+            return PermanentError(item.message or str(e))
+    if isinstance(e.__cause__, prawcore.BadRequest):  # a 400 with no JSON (praw wraps its HTML)
+        return PermanentError(f"Reddit refused it: {_reason(e.__cause__)}")
+    return TransientError(str(e), 60.0)
+
+
+def _reason(e: prawcore.ResponseException) -> str:
+    """Reddit's words for a refusal, from a JSON or an HTML body, in one short line."""
+    text = getattr(getattr(e, "response", None), "text", "") or str(e)
+    text = re.sub(r"<[^>]+>", " ", text)
+    return " ".join(text.split())[:300] or str(e)
+
+
+def _at_token_endpoint(e: prawcore.ResponseException) -> bool:
+    url = str(getattr(getattr(e, "response", None), "url", "") or "")
+    return url.rstrip("/").endswith("/api/v1/access_token")
