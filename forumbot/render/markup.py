@@ -1,6 +1,22 @@
 """How one forum's markup writes bold, tables and lists. Templates use these only."""
 from __future__ import annotations
 
+from typing import Protocol
+
+
+class Markup(Protocol):
+    """What every markup writes (Markdown, BBCode)."""
+
+    name: str
+
+    def bold(self, s: str) -> str: ...
+    def italic(self, s: str) -> str: ...
+    def heading(self, s: str) -> str: ...
+    def code(self, s: str) -> str: ...
+    def table(self, header: list[str], rows: list[list[str]]) -> str: ...
+    def bullets(self, items: list[str]) -> str: ...
+    def rule(self) -> str: ...
+
 
 class Markdown:
     name = "markdown"
@@ -45,7 +61,7 @@ class BBCode:
         return f"[font=monospace]{s}[/font]"
 
     def table(self, header: list[str], rows: list[list[str]]) -> str:
-        def tr(cells, tag):
+        def tr(cells: list[str], tag: str) -> str:
             return "[tr]" + "".join(f"[{tag}]{c}[/{tag}]" for c in cells) + "[/tr]"
         return "[table]" + tr(header, "th") + "".join(tr(r, "td") for r in rows) + "[/table]"
 
@@ -56,5 +72,8 @@ class BBCode:
         return "[hr]"
 
 
-def markup_for(name: str):
-    return {"markdown": Markdown(), "bbcode": BBCode()}.get(name, Markdown())
+def markup_for(name: str | Markup) -> Markup:
+    """The markup of that name (Markdown for a name it does not know); a markup as it is."""
+    if not isinstance(name, str):
+        return name
+    return BBCode() if name == "bbcode" else Markdown()

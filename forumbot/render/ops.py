@@ -7,6 +7,8 @@ import re
 from datetime import datetime
 
 from ..deadlines import stamp
+from ..rules.commands import SAID_CLOSE, SAID_OPEN
+from .markup import Markdown, Markup
 
 # An empty or fragment link (`[](#fb-...)`, `[x](#...)`) and a link reference definition
 # (`[x]: http://...` at a line's start): Markdown that renders as nothing or that re-targets
@@ -15,16 +17,41 @@ _FRAGMENT_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*#[^)\n]*\)")
 _LINK_DEF = re.compile(r"^([ \t]{0,3})\[([^\]\n]+)\]:", re.M)
 
 
+# A command as the rules write it in a refusal (`said("PROPOSE: a, b")`), and, while the
+# rules switch to said(), a command written `**PROPOSE: a, b**`: both are bold in the markup.
+_SAID = re.compile(re.escape(SAID_OPEN) + "([^" + re.escape(SAID_OPEN + SAID_CLOSE) + "]*)" + re.escape(SAID_CLOSE))
+_LITERAL_BOLD = re.compile(r"\*\*(?=\S)([^*\n]+?)\*\*")
+_MARKS = str.maketrans("", "", SAID_OPEN + SAID_CLOSE)
+
+
+def spoken(text: str, m: Markup, literal: bool = True) -> str:
+    """`text` with each command in said() (and, if `literal`, each `**command**`) in the
+    markup's bold. On Markdown a `**command**` stays as it is."""
+    text = _SAID.sub(lambda g: m.bold(g.group(1)), text)
+    if literal and not isinstance(m, Markdown):
+        text = _LITERAL_BOLD.sub(lambda g: m.bold(g.group(1)), text)
+    return text
+
+
+def scrub(text: str) -> str:
+    """`text` without the two marks of said(): they must never reach a forum (a stray one,
+    or one a user typed)."""
+    return text.translate(_MARKS)
+
+
 def defuse(text: str) -> str:
     """`text` with marker-shaped links and link reference definitions made visible and
-    inert, so a user cannot make the bot post a hidden marker (or retarget its links)."""
+    inert, so a user cannot make the bot post a hidden marker (or retarget its links), and
+    without the marks of said(), so that what a user typed cannot pass for the bot's command."""
+    text = scrub(text)
     text = _FRAGMENT_LINK.sub(lambda m: "\\[" + m.group(1) + "\\](" + m.group(0).split("(", 1)[1], text)
     return _LINK_DEF.sub(lambda m: m.group(1) + "\\[" + m.group(2) + "\\]:", text)
 
 
-def which_game(tags: list[str]) -> str:
+def which_game(tags: list[str], m: Markup | None = None) -> str:
+    m = m or Markdown()
     return (f"Several games run in this thread ({', '.join(tags)}): put the game's tag in the "
-            f"bold command, like **{tags[-1]} APPROVE**. Nothing was changed.")
+            f"bold command, like {m.bold(f'{tags[-1]} APPROVE')}. Nothing was changed.")
 
 
 def thread_unreadable(tag: str, why: str) -> str:
@@ -33,11 +60,12 @@ def thread_unreadable(tag: str, why: str) -> str:
             "subreddit went private or was banned, you can ABORT the game by PM.")
 
 
-def not_started(tag: str, title: str, error: str) -> str:
+def not_started(tag: str, title: str, error: str, m: Markup | None = None) -> str:
+    m = m or Markdown()
     return (f"{tag}: the forum refused the game's opening post, so the game did not start and "
             f"no roles went out. The forum said: {error}\n\nThe title was: {title}\n\nTo try "
-            "again, PM me the config once more with the subject `new game`, with a new `title:` "
-            "(and `intro:` if that was the problem).")
+            f"again, PM me the config once more with the subject {m.code('new game')}, with a new "
+            f"{m.code('title:')} (and {m.code('intro:')} if that was the problem).")
 
 
 def pm_resent(tag: str, to: str, error: str) -> str:
@@ -51,11 +79,12 @@ def deadline_waits(tag: str, due: datetime, why: str) -> str:
             "sent in time is lost. You can EXTEND, PAUSE or SKIP as usual.")
 
 
-def set_aside(tag: str, author: str, kind: str, created: datetime) -> str:
+def set_aside(tag: str, author: str, kind: str, created: datetime, m: Markup | None = None) -> str:
+    m = m or Markdown()
     what = "comment" if kind == "comment" else "PM"
     return (f"{tag}: I could not handle a {what} from {author} sent {stamp(created)}, after "
             "several tries, and set it aside. If it held a command, please enter it with "
-            f"`RECORD {tag} {author} ...`, or ask them to send it again.")
+            f"{m.code(f'RECORD {tag} {author} ...')}, or ask them to send it again.")
 
 
 def forwarded(tag: str, author: str, body: str) -> str:
@@ -76,9 +105,10 @@ def record_sided(tag: str) -> str:
             f"SKIP {tag} to apply the defaults. Nothing was changed.")
 
 
-def pointer() -> str:
+def pointer(m: Markup | None = None) -> str:
+    m = m or Markdown()
     return ("I am a game master bot for The Resistance and Avalon, and I found no command in "
-            "your message. PM me HELP for the commands, or `new game` as the subject to start "
+            f"your message. PM me HELP for the commands, or {m.code('new game')} as the subject to start "
             "a game. (I answer messages like this one at most once a day.)")
 
 
@@ -99,7 +129,8 @@ def _card_names(state) -> list[str]:
 
     names = []
     if getattr(state.config, "plot_cards", False) or getattr(state.config, "mission_cards", False):
-        for card in (*plot_deck.CARDS, *mission_cards.CARDS):
-            for text in (card.name, card.key):
+        cards = [(c.name, c.key) for c in plot_deck.CARDS] + [(c.name, c.key) for c in mission_cards.CARDS]
+        for name_and_key in cards:
+            for text in name_and_key:
                 names.append(re.sub(r"[^a-z]", "", text.casefold()))
     return names

@@ -1,0 +1,143 @@
+"""What every render module shares: the Message a batch turns into, deadlines as posts show
+them, role and side names, the mission track, card names, and the PM footer."""
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ..rules.config import Deadlines, Missed
+from ..rules.presets import TEAM_SIZES
+from ..rules.state import SPIES, GameState, Seat
+from .markup import Markup
+
+THREAD = "thread"
+
+
+@dataclass(frozen=True)
+class Message:
+    slot: str  # unique within one batch: becomes part of the outbox key
+    body: str
+    to: str | None = None  # None: the game thread
+    subject: str = ""
+    opening: bool = False  # the game's opening post (a new thread, or a first comment)
+    title: str = ""
+    priority: int = 1  # 0: results and prompts; 1: replies; 2: reminders; 3: status
+
+
+# When the posts being rendered go out (render_events' `now`): "in 12h" counts from then.
+_NOW: ContextVar[datetime | None] = ContextVar("render_now", default=None)
+
+
+def when(at: datetime, seconds: int | None, state: GameState | None = None) -> str:
+    """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone). The
+    relative part counts from when the post is made, if render_events was told, since a
+    command read late opens its phase at the time it was written, not when it is answered."""
+    from ..deadlines import aligned, stamp
+    from ..status import relative
+
+    if seconds is None:
+        return "no deadline"
+    config = state.config if state is not None else None
+    due = at + timedelta(seconds=seconds)
+    if config is not None:
+        due = aligned(due, config)
+    now = _NOW.get()
+    start = max(at, now) if now is not None else at
+    return f"{stamp(due, config)} (in {relative(max(0, int((due - start).total_seconds())))})"
+
+
+ROLE_NAMES = {
+    "servant": "Loyal Servant of Arthur", "minion": "Minion of Mordred",
+    "merlin-or-morgana": "Merlin or Morgana", "human": "Human", "cylon": "Cylon",
+}
+
+
+def role_name(state: GameState, role: str) -> str:
+    return ROLE_NAMES.get(role, role.replace("-", " ").title())
+
+
+def side_name(state: GameState, side: str) -> str:
+    p = state.config.rules
+    return p.spies_name if side == SPIES else p.resistance_name
+
+
+def track(state: GameState, m: Markup) -> str:
+    marks = []
+    for i in range(1, 6):
+        done = next((x for x in state.missions if x["number"] == i), None)
+        if done:
+            marks.append("✔" if done["result"] == "success" else "✘")
+        else:
+            marks.append(str(TEAM_SIZES[len(state.seats)][i - 1]))
+    return f"Missions: {' '.join(marks)} (✔ success, ✘ fail, a number: team size still to play)"
+
+
+def free_reserves(state: GameState) -> list[str]:
+    """The host's reserves who neither play nor played in this game."""
+    taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
+    return [r for r in state.config.reserves if r.casefold() not in taken]
+
+
+def host_plays(state: GameState) -> bool:
+    return any(state.config.is_host(n) for n in state.names)
+
+
+def card(key: str) -> str:
+    """A Plot Card's name."""
+    from ..rules.plot_deck import BY_KEY
+
+    return BY_KEY[key].name
+
+
+def mc(key: str) -> str:
+    """A Mission Card's name."""
+    from ..rules.mission_cards import BY_KEY
+
+    return BY_KEY[key].name
+
+
+def block_separator(m: Markup) -> str:
+    """Between the status block and the rest of the opening post."""
+    return f"\n\n{m.rule()}\n\n"
+
+
+def with_block(opening: str, block: str, m: Markup) -> str:
+    """The opening post with its status block replaced by `block`."""
+    sep = block_separator(m)
+    rest = opening.split(sep, 1)[1] if sep in opening else opening
+    return block + sep + rest
+
+
+def pm_footer(tag: str) -> str:
+    """The last line of every PM about a game: a chat (Reddit's) may drop the subject, and the
+    tag is how the bot knows which game an answer is for."""
+    return f"Put {tag} in any message you send me about this game (a chat may drop the subject)."
+
+
+def with_footer(body: str, tag: str) -> str:
+    footer = pm_footer(tag)
+    return body if body.rstrip().endswith(footer) else f"{body}\n\n{footer}"
+
+
+def limits(state: GameState) -> Deadlines:
+    """The game's deadlines (a config always has them once made)."""
+    d = state.config.deadlines
+    if d is None:
+        raise ValueError("a game config without its deadlines")
+    return d
+
+
+def missed_rules(state: GameState) -> Missed:
+    """What a missed vote or order does (a config always has it once made)."""
+    missed = state.config.missed
+    if missed is None:
+        raise ValueError("a game config without its missed rules")
+    return missed
+
+
+def seat_of(state: GameState, name: str) -> Seat:
+    seat = state.seat(name)
+    if seat is None:
+        raise KeyError(f"no seat {name!r} in this game")
+    return seat
