@@ -36,31 +36,32 @@ People (helpers, which keep the same rules unless `rules=False`): `user`, `new_t
 `reply`, `pm` (a new PM topic), `reply_pm`, `edit` (quick: within the grace period),
 `user_delete` (raw "(post deleted by author)", `user_deleted`), `staff_delete`
 (`deleted_at`), `close`, `archive`, `unlist` (its posts leave /posts.json), `make_private`. Faults and crashes as the fake
-Reddit's: `faults`, `fault_rate`/`fault_rng`/`injected`, `kill_at`/`victim`."""
+Reddit's (the server, faults and crash hook are tests/fakeserver.py's): `faults`,
+`fault_rate`/`fault_rng`/`injected`, `kill_at`/`victim`."""
 from __future__ import annotations
 
 import copy
 import itertools
 import json
 import math
-import os
-import random
 import re
-import signal
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+
+from tests.fakeserver import FakeServer, JSONHandler, Raw, load_fixture
+
+__all__ = ["DEFAULT_SITE", "DELETED_BY_AUTHOR", "ERRORS", "FAULTS", "FAULT_KINDS", "FakeDiscourse", "Raw",
+           "Refused"]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "discourse"
 
 
 def _fixture(name: str):
-    with open(FIXTURES / name, encoding="utf-8") as f:
-        return json.load(f)
+    return load_fixture(FIXTURES, name)
 
 
 POST = _fixture("post.json")
@@ -88,11 +89,6 @@ CHUNK = 20
 PAGE = 50
 PER_PAGE = 30
 MEMO_SECONDS = 120
-
-
-class Raw:
-    def __init__(self, body: str = "", content_type: str = "text/html", headers: dict | None = None):
-        self.body, self.content_type, self.headers = body, content_type, headers or {}
 
 
 class Refused(Exception):
@@ -136,7 +132,7 @@ def _rate_limited(wait: int, code: str):
     return Refused(429, body, {"Retry-After": str(wait), "Discourse-Rate-Limit-Error-Code": code})
 
 
-class FakeDiscourse:
+class FakeDiscourse(FakeServer):
     def __init__(self, bot: str = "forumbot", clock=time.time, api_key: str = "test-key"):
         self.bot = bot
         self.clock = clock
@@ -153,14 +149,7 @@ class FakeDiscourse:
         self.categories: list[dict] = []
         self.requests: list[tuple[str, str]] = []
         self.bodies: list[tuple[str, str, dict]] = []  # (method, path, form) of every write
-        self.mutations = 0
-        self.kill_at: int | None = None
-        self.victim: int | None = None
-        self.killed = 0
-        self.faults: list = []
-        self.fault_rate = 0.0
-        self.fault_rng = random.Random(0)
-        self.injected: Counter = Counter()
+        self._init_faults()
         self.api_reqs_per_minute: int | None = None
         self._api_window: deque[float] = deque()
         self._memo: dict[str, tuple[float, int, object]] = {}
@@ -181,23 +170,9 @@ class FakeDiscourse:
         welcome = self.new_topic("system", "Welcome to our community forum", "This is the place "
                                  "for everything about this community.", "general", rules=False)
         self.reply("system", welcome["id"], "Be kind, and read the guidelines before you post.", rules=False)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)
+        self._listen(self._handler())
 
-    # --- lifecycle ---------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def start(self) -> "FakeDiscourse":
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    # --- lifecycle (url, start, stop: tests/fakeserver.py) -------------------------------
 
     def settings(self, **extra) -> dict:
         """The `[discourse]` settings of a bot on this fake."""
@@ -591,17 +566,10 @@ class FakeDiscourse:
 
     # --- the HTTP side -------------------------------------------------------------------
 
-    def after_mutation(self) -> None:
-        with self.lock:
-            self.mutations += 1
-            if self.kill_at is not None and self.mutations == self.kill_at and self.victim:
-                os.kill(self.victim, signal.SIGKILL)
-                self.killed += 1
-
     def _handler(self):
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(JSONHandler):
             protocol_version = "HTTP/1.1"  # keep-alive, as a real site behind nginx
 
             def setup(self):
@@ -609,24 +577,6 @@ class FakeDiscourse:
                 import socket
 
                 self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_message(self, *a):
-                pass
-
-            def _reply(self, status: int, payload, headers=None):
-                headers = dict(headers or {})
-                if isinstance(payload, Raw):
-                    body, kind = payload.body.encode(), payload.content_type
-                    headers.update(payload.headers)
-                else:
-                    body, kind = json.dumps(payload).encode(), "application/json; charset=utf-8"
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
 
             def _serve(self, method: str):
                 url = urlparse(self.path)
@@ -645,16 +595,7 @@ class FakeDiscourse:
                     fake.requests.append((method, path))
                     if writes:
                         fake.bodies.append((method, path, {k: v[-1] for k, v in form.items()}))
-                    fault = None
-                    for i, f in enumerate(fake.faults):
-                        if (fault := f(method, path)) is not None:
-                            del fake.faults[i]
-                            break
-                    if fault is None and fake.fault_rate and fake.fault_rng.random() < fake.fault_rate:
-                        kinds = FAULT_KINDS if writes else FAULT_KINDS[:5]
-                        kind = fake.fault_rng.choice(kinds)
-                        fake.injected[kind] += 1
-                        fault = FAULTS[kind]
+                    fault = fake.pick_fault(method, path, FAULT_KINDS if writes else FAULT_KINDS[:5], FAULTS)
                 if fault is not None:
                     status, payload, *rest = fault
                     if rest and rest[0] == "commit":
@@ -666,12 +607,12 @@ class FakeDiscourse:
                         self.close_connection = True
                         return
                     headers = {"Retry-After": "1"} if status == 429 else None
-                    return self._reply(status, payload, headers)
+                    return self.reply(status, payload, headers)
                 with fake.lock:
                     status, payload, *headers = fake.route(method, path, query, form, self.headers)
                 if writes and status < 400:
                     fake.after_mutation()  # may SIGKILL the bot: the write has landed, no answer
-                self._reply(status, payload, headers[0] if headers else None)
+                self.reply(status, payload, headers[0] if headers else None)
 
             def do_GET(self):
                 self._serve("GET")

@@ -258,7 +258,7 @@ def test_many_new_posts_are_paged_back_to_the_bookmark(dtable, fake):
 
 
 def test_a_gap_is_filled_from_the_game_topics_by_post_id(dtable, fake, monkeypatch):
-    import adapters.discourse as D
+    import adapters.discourse_reads as D
 
     t = dtable()
     t.propose()
@@ -276,6 +276,70 @@ def test_a_gap_is_filled_from_the_game_topics_by_post_id(dtable, fake, monkeypat
     again = requests_of(t, t.cycle)  # no more gap reads (the vote is re-read for edits by id)
     assert ("GET", f"/t/{tid}.json") not in again and again[:2] == [
         ("GET", "/posts.json"), ("GET", "/topics/private-messages/forumbot.json")]
+
+
+def test_commands_off_the_listing_cost_one_topic_read_a_cycle_whatever_the_number_of_games(dtable, fake):
+    t = dtable()
+    for i in range(3):
+        t.people.pm(f"host{i}", "new game", f"title: Another game number {i}\npreset: resistance\n"
+                    f"players: [p{i}a, p{i}b, p{i}c, p{i}d, p{i}e]\n")
+    settle(t)
+    games = [g for g in store.Game.select() if g.thread]
+    for g in games:  # a command in every game: re-checked for edits while its phase is open
+        leader = t.mod.state(g).leader
+        t.people.comment(leader, g.thread, f"**PROPOSE: {leader}, {t.mod.state(g).names[1]}**")
+    settle(t)
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):  # the proposals leave the listing's first page
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    settle(t)
+    quiet = [("GET", "/posts.json"), ("GET", "/topics/private-messages/forumbot.json")]
+    for fresh in (False, True):  # one process, and a new process each cycle (`run --once`)
+        topics = set()
+        for i in range(len(games)):
+            if fresh:
+                t.forum = make_forum(fake, monotonic=lambda: t.clock().timestamp())
+                t.mod = Moderator(t.forum, clock=t.clock)
+            assert requests_of(t, t.cycle) == quiet  # nothing new: no re-check, 2 requests
+            fake.reply("zed", other["id"], f"more chatter, number {i} of {fresh}", rules=False)
+            reqs = requests_of(t, t.cycle)  # something new on the site: one topic re-checked
+            assert reqs[:2] == quiet
+            assert len(reqs) == 3 and re.fullmatch(r"/t/\d+/posts\.json", reqs[2][1]), reqs
+            topics.add(reqs[2][1])
+        assert len(topics) == len(games) == 4, fresh  # each game's topic in turn
+
+
+def test_a_second_gap_reads_first_the_topics_the_first_did_not_reach(dtable, fake, monkeypatch):
+    import adapters.discourse_reads as D
+
+    t = dtable()
+    for i in range(2):
+        t.people.pm(f"host{i}", "new game", f"title: Another game number {i}\npreset: resistance\n"
+                    f"players: [p{i}a, p{i}b, p{i}c, p{i}d, p{i}e]\n")
+    settle(t)
+    topics = sorted(topic_of(g.thread) for g in store.Game.select() if g.thread)
+    assert len(topics) == 3
+    monkeypatch.setattr(D, "MAX_PAGES", 1)  # 50 posts a fetch
+    monkeypatch.setattr(D, "GAP_TOPIC_READS", 1)  # one game topic a fetch
+    said = {tid: fake.reply("zed", tid, f"just chatting in topic {tid}, nothing more", rules=False)["id"]
+            for tid in topics}
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+
+    def flood():
+        for i in range(60):
+            fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+
+    def read():
+        return {tid for tid, pid in said.items()
+                if store.Inbound.select().where(store.Inbound.ext_id.endswith(f"/{pid}")).exists()}
+    flood()
+    t.cycle()
+    assert read() == {topics[0]}  # the first gap read one topic
+    flood()
+    t.cycle()  # a second gap: the first topic is behind again, the others further behind
+    assert read() == {topics[0], topics[1]}
+    t.cycle()
+    assert read() == set(topics)
 
 
 def test_an_edited_post_keeps_its_place_and_the_edit_is_noticed(dtable, fake):
@@ -862,7 +926,7 @@ def test_bold_in_discourses_quotes_and_code_is_not_a_command():
 
 
 def test_an_unlisted_game_topic_is_noticed_and_read_by_id(dtable, fake, monkeypatch):
-    import adapters.discourse as D
+    import adapters.discourse_reads as D
 
     monkeypatch.setattr(D, "VERIFY_EVERY", 3)
     t = dtable()
