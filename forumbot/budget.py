@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Any, Callable, cast
 
 from tenacity import RetryCallState, wait_random_exponential
 
@@ -59,6 +59,6 @@ def backoff(attempt: int, retry_after: float | None = None) -> float:
     else exponential backoff with jitter, capped at 30 minutes."""
     if retry_after is not None:
         return float(retry_after)
-    state = RetryCallState(retry_object=None, fn=None, args=(), kwargs={})
+    state = RetryCallState(retry_object=cast(Any, None), fn=None, args=(), kwargs={})
     state.attempt_number = max(1, attempt)
     return _WAIT(state)

@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
                            "preset's only size)")
     demo.add_argument("--seed", type=int, default=1, metavar="S",
                       help="the same seed plays the same game (default: 1)")
+    demo.add_argument("--with", dest="modules", action="append", default=[], metavar="MODULE",
+                      help="play a rule module too (repeatable): excalibur, lovers (avalon)")
 
     exp = sub.add_parser("export", help="a game's full record as JSON (roles included)",
                          description="A game's full record as JSON on stdout: the operator's "
@@ -277,7 +279,7 @@ def _demo(args) -> int:
         print(f"demo: --players must be {MIN_PLAYERS} to {MAX_PLAYERS}", file=sys.stderr)
         return 2
     configure_logging("warning")
-    result = run_demo(args.preset, players, args.seed)
+    result = run_demo(args.preset, players, args.seed, modules=tuple(args.modules))
     return 0 if result["winner"] else 1
 
 

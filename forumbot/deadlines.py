@@ -49,18 +49,29 @@ def format_duration(seconds: int | None) -> str:
 
 
 # A plug-in's phase and the config deadline that times it.
-PHASE_DEADLINES: dict[str, str] = {PROPOSAL: "proposal", TEAM_VOTE: "team_vote", MISSION: "mission",
-                                   "assassination": "choice", "lady": "choice",
-                                   "card_window": "card_window", "hand_out": "choice",
-                                   "plot_choice": "choice", "prep_window": "card_window",
-                                   "prep_card": "choice"}
+# (the rule modules declare theirs: RulePlugin.phases)
+PHASE_DEADLINES: dict[str, str] = {PROPOSAL: "proposal", TEAM_VOTE: "team_vote", MISSION: "mission"}
+
+
+_MODULE_PHASES: dict[str, str] = {}
+
+
+def _module_phases() -> dict[str, str]:
+    """The rule modules' phases and their deadlines (RulePlugin.phases)."""
+    if not _MODULE_PHASES:
+        from .rules.hooks import plugin_classes
+
+        for cls in plugin_classes():
+            _MODULE_PHASES.update(cls.phases)
+        _MODULE_PHASES.setdefault("", "")
+    return _MODULE_PHASES
 
 
 def window(state: GameState) -> int | None:
     """The length of the open phase's window, in seconds (None: it waits forever)."""
     if state.extra.get("waiting_forever") == state.phase_id:
         return None  # its deadline passed and it has no default (the assassination)
-    name = PHASE_DEADLINES.get(state.phase)
+    name = PHASE_DEADLINES.get(state.phase) or _module_phases().get(state.phase)
     return getattr(state.config.deadlines, name) if name else None
 
 
@@ -119,6 +130,8 @@ def remind_at(state: GameState) -> datetime | None:
     if when is None or not before or state.reminded == state.phase_id or not state.waiting_for():
         return None
     opened = state.phase_opened_at
+    if opened is None:
+        return None
     if when - opened <= timedelta(seconds=before):
         return opened + timedelta(seconds=(when - opened).total_seconds() // 2)
     return when - timedelta(seconds=before)

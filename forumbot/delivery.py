@@ -3,17 +3,19 @@ one is looked for before it is sent again; what can never go out is told to the 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from adapters.base import ForumError, Outgoing, PermanentError, TransientError, UncertainError
+from adapters.base import Forum, ForumError, Outgoing, PermanentError, Posted, TransientError, UncertainError
 
 from . import store
-from .budget import backoff
+from .budget import WriteBudget, backoff
+from .games import GameBook
 from .limits import PM_RESEND_AFTER, RECHECK_AFTER
 from .render import ops
-from .render.markup import markup_for
+from .render import replies as words
 from .render.posts import with_block
-from .store import Game, Outbox, db
+from .store import Outbox, db
 
 log = logging.getLogger("forumbot")
 
@@ -32,6 +34,12 @@ class Delivery:
     """The outbox: posts go out in their thread's order, within the write budget; an uncertain
 one is looked for before it is sent again; what can never go out is told to the host."""
 
+    def __init__(self, forum: Forum, book: GameBook, budget: WriteBudget, clock: Callable[[], datetime]):
+        self.forum = forum
+        self.book = book
+        self.budget = budget
+        self.clock = clock
+
     def flush(self) -> int:
         """Post what waits. The posts of one thread (and the PMs to one person) go out in
         the order they were written: while one waits, the later ones wait behind it."""
@@ -39,8 +47,10 @@ one is looked for before it is sent again; what can never go out is told to the 
         now = self.clock()
         pending = list(Outbox.select().where(Outbox.state == "pending").order_by(Outbox.id))
         first: dict[tuple, int] = {}  # per thread or recipient: the oldest item not yet out
+        later: dict[tuple, list[int]] = {}
         for i in pending:
             first.setdefault(_lane(i), i.id)
+            later.setdefault(_lane(i), []).append(i.id)
         # A game's PMs (the roles) wait for its opening post: if Reddit refuses that post,
         # the game does not start, and no one may have been dealt a role for it.
         unopened = {i.game for i in pending if i.kind == "thread" and i.game is not None}
@@ -61,9 +71,9 @@ one is looked for before it is sent again; what can never go out is told to the 
             if item.kind == "thread" and item.state == "posted":
                 unopened.discard(item.game)
             if (done or item.state != "pending") and lane[0] != "edit":
-                later = [i.id for i in pending if _lane(i) == lane and i.id > item.id]
-                if later:
-                    first[lane] = later[0]
+                rest = [n for n in later[lane] if n > item.id]
+                if rest:
+                    first[lane] = rest[0]
                 else:
                     first.pop(lane, None)
         return posted
@@ -71,11 +81,11 @@ one is looked for before it is sent again; what can never go out is told to the 
     def _send(self, item: Outbox, now: datetime) -> int:
         """One outbox item: 1 if it went out (or was found to have landed), else 0."""
         if item.kind == "edit":
-            self.budget.spend()
+            self.budget.spend()  # (tried or not: an edit takes its turn of the budget)
             return self._edit(item, now)
         if item.kind == "comment" and item.thread is None:
-            game = Game.get_by_id(item.game)
-            if game.thread is None:
+            game = self.book.get(item.game) if item.game is not None else None
+            if game is None or game.thread is None:
                 return 0  # the opening post is not out yet
             item.thread = game.thread
         out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
@@ -98,22 +108,42 @@ one is looked for before it is sent again; what can never go out is told to the 
             if found is not None:
                 self._posted(item, found)
                 return 1
+        item.uncertain = True
+        item.attempts += 1
+        item.save()  # written before it is posted: after a crash it is looked for first
+        self.budget.spend()
+        return self._attempt(item, out, now)
+
+    def _edit(self, item: Outbox, now: datetime) -> int:
+        """A status-block edit of the opening post. Edits are idempotent: after an
+        uncertain failure the same edit is simply sent again."""
+        game = self.book.get(item.game) if item.game is not None else None
+        opening = self.book.opening(game) if game is not None else None
+        if opening is None:
+            return 0  # the opening post is not out yet
+        body = with_block(opening.body, item.body, self.book.markup)
+        out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
+                       token=store.marker_token(opening.key))  # the edited post keeps its marker
+        item.attempts += 1
+        return self._attempt(item, out, now)
+
+    def _attempt(self, item: Outbox, out: Outgoing, now: datetime) -> int:
+        """The one error ladder of posts and edits: a transient error waits (backoff, or
+        what the forum asked for); an uncertain one stays uncertain (a post is looked for
+        before it is sent again, an edit is simply sent again); a permanent one fails the
+        item and tells the host."""
         try:
-            item.uncertain = True
-            item.attempts += 1
-            item.save()
-            self.budget.spend()
-            self._posted(item, self.forum.post(out))
-            return 1
+            posted = self.forum.post(out)
         except TransientError as e:
-            wait = backoff(item.attempts, e.retry_after)
             item.uncertain = False
-            item.not_before = store.naive(now + timedelta(seconds=wait))
+            item.not_before = store.naive(now + timedelta(seconds=backoff(item.attempts, e.retry_after)))
             item.error = str(e)[:500]
             item.save()
+            return 0
         except UncertainError as e:
             item.error = str(e)[:500]
-            item.save()  # still uncertain: the next flush looks for it first
+            item.save()  # a post stays uncertain: the next flush looks for it first
+            return 0
         except PermanentError as e:
             item.state = "failed"
             item.uncertain = False
@@ -123,69 +153,39 @@ one is looked for before it is sent again; what can never go out is told to the 
                 self._not_started(item, str(e))
             else:
                 self._tell_host_of_failure(item, str(e))
-        return 0
+            return 0
+        self._posted(item, posted)
+        return 1
 
     def _not_started(self, item: Outbox, error: str) -> None:
         """The forum refused a game's opening post for good (a title or body that breaks a
         rule): the game does not start, nothing else of it goes out, and the host is told
         what the forum said and how to try again."""
-        game = Game.get_by_id(item.game)
+        game = self.book.get(item.game) if item.game is not None else None
+        if game is None:
+            return
         with db.atomic():
             Outbox.update(state="failed", error="the game did not start").where(
                 (Outbox.game == game.id) & (Outbox.state == "pending") & (Outbox.id != item.id)).execute()
             game.status = "aborted"
             game.next_deadline = None
             game.save()
-            self._states.pop(game.id, None)
+            self.book.forget(game.id)
             out = Outgoing(key=f"{game.tag}:not-started", kind="pm", to=game.host,
                            subject=f"{game.tag}: the game could not start",
                            body=ops.not_started(game.tag, item.title, error))
             store.enqueue(out, None, self.clock(), priority=0)
 
     def _tell_host_resent(self, item: Outbox, error: str) -> None:
-        if item.game is None:
+        game = self.book.get(item.game) if item.game is not None else None
+        if game is None:
             return
-        game = Game.get_by_id(item.game)
         out = Outgoing(key=f"{game.tag}:pm-resent", kind="pm", to=game.host,
                        subject=f"{game.tag}: a PM may have gone out twice",
                        body=ops.pm_resent(game.tag, item.to or "", error))
         store.enqueue(out, game.id, self.clock(), priority=0)
 
-    def _edit(self, item: Outbox, now: datetime) -> int:
-        """A status-block edit of the opening post. Edits are idempotent: after an
-        uncertain failure the same edit is simply sent again."""
-        tag = f"G{item.game}"  # the sign-up post if there is one, else the game's opening
-        game = Game.get_by_id(item.game)
-        first = f"{tag}:0:opening" if self._block_in_signup_post(game) else f"{tag}:1:opening"
-        opening = Outbox.get_or_none(Outbox.key == first)
-        if opening is None or opening.state != "posted":
-            return 0  # the opening post is not out yet
-        body = with_block(opening.body, item.body, markup_for(self.forum.markup.value))
-        out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
-                       token=store.marker_token(opening.key))  # the edited post keeps its marker
-        try:
-            item.attempts += 1
-            posted = self.forum.post(out)
-        except TransientError as e:
-            wait = backoff(item.attempts, e.retry_after)
-            item.not_before = store.naive(now + timedelta(seconds=wait))
-            item.error = str(e)[:500]
-            item.save()
-            return 0
-        except UncertainError as e:
-            item.error = str(e)[:500]
-            item.save()
-            return 0
-        except PermanentError as e:
-            item.state = "failed"
-            item.error = str(e)[:500]
-            item.save()
-            self._tell_host_of_failure(item, str(e))
-            return 0
-        self._posted(item, posted)
-        return 1
-
-    def _posted(self, item: Outbox, posted) -> None:
+    def _posted(self, item: Outbox, posted: Posted) -> None:
         with db.atomic():
             item.state = "posted"
             item.uncertain = False
@@ -194,34 +194,19 @@ one is looked for before it is sent again; what can never go out is told to the 
             item.posted_at = store.naive(self.clock())
             item.save()
             if item.kind == "thread" and item.game is not None:
-                Game.update(thread=posted.id, thread_url=posted.url).where(
-                    Game.id == item.game).execute()
-                self._tell_host_started(Game.get_by_id(item.game), posted.url or posted.id)
-
-    def _tell_host_started(self, game: Game, where: str) -> None:
-        if game.status == "signup":
-            out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
-                           subject=f"{game.tag}: sign-ups are open",
-                           body=f"Sign-ups for {game.tag} are open: {where}\n\nPlayers comment "
-                                "**JOIN** there. The game starts by itself; put "
-                                f"{game.tag} in your PMs about this game.")
-            store.enqueue(out, game.id, self.clock(), priority=0)
-            return
-        out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
-                       subject=f"{game.tag}: your game is running",
-                       body=f"Game {game.tag} is running: {where}\n\nThe roles have gone out by "
-                            f"PM. Put {game.tag} in your PMs about this game.")
-        store.enqueue(out, game.id, self.clock(), priority=0)
+                game = self.book.get(item.game)
+                if game is not None:
+                    game.thread, game.thread_url = posted.id, posted.url
+                    game.save()
+                    self.book.tell_host_started(game, posted.url or posted.id)
 
     def _tell_host_of_failure(self, item: Outbox, error: str) -> None:
-        if item.game is None:
+        game = self.book.get(item.game) if item.game is not None else None
+        if game is None:
             return
-        game = Game.get_by_id(item.game)
         if item.kind == "pm" and item.to and item.to.casefold() == game.host.casefold():
             return
-        what = {"pm": f"a PM to {item.to}", "edit": "an update of the status block in the opening post"
-                }.get(item.kind, "a post in the game thread")
         out = Outgoing(key=f"{item.key}:failed", kind="pm", to=game.host,
                        subject=f"{game.tag}: a message could not be delivered",
-                       body=f"{game.tag}: I could not deliver {what}: {error}")
+                       body=words.undelivered(game.tag, item.kind, item.to, error))
         store.enqueue(out, game.id, self.clock())

@@ -7,12 +7,15 @@ import random
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from adapters.local import LocalForum
 
 from . import store
 from .moderator import Moderator
+from .rules.commands import Propose
 from .rules.presets import spy_count
+from .rules.random_play import _module_moves
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
 
 POLL = 30  # seconds: the demo's bot reads the forum this long after the players act
@@ -57,37 +60,78 @@ class SimPlayer:
         return [r["body"] for r in new]
 
 
-def demo_config(preset: str, players: list[str], seed: int) -> str:
+def demo_config(preset: str, players: list[str], seed: int, modules: tuple[str, ...] = ()) -> str:
+    """The demo's config; `modules`: rule modules of the table (hooks.MODULES) to play too,
+    each with the config keys it declares for the demo (RulePlugin.demo)."""
     text = (f"title: Demo game\npreset: {preset}\nplayers: [{', '.join(players)}]\n"
             f"seed: {seed}\nleader_order: random\n")
+    roles: list[str] = []
     if preset == "avalon":
         optional = ["percival", "morgana", "mordred", "oberon"]
         fits = spy_count(len(players)) - 1  # the Assassin is always in
-        text += f"roles: [percival, {', '.join(optional[1:1 + fits])}]\nlady_of_the_lake: true\n"
+        roles = ["percival", *optional[1:1 + fits]]
+        text += "lady_of_the_lake: true\n"
+    for key, value in _module_demo(modules).items():
+        if key == "roles":
+            roles += value
+        else:
+            text += f"{key}: {str(value).lower() if isinstance(value, bool) else value}\n"
+    if roles:
+        text += f"roles: [{', '.join(roles)}]\n"
     return text
 
 
+def module_names() -> list[str]:
+    """The rule modules the demo can play (`forumbot demo --with NAME`)."""
+    from .rules.hooks import MODULES, plugin_class
+
+    return [r.module for r in MODULES if plugin_class(r).demo]
+
+
+def _module_demo(modules: tuple[str, ...]) -> dict:
+    from .rules.hooks import MODULES, plugin_class
+
+    keys: dict = {}
+    for row in MODULES:
+        if row.module in modules:
+            for key, value in plugin_class(row).demo.items():
+                keys[key] = keys.get(key, []) + value if isinstance(value, list) else value
+    unknown = set(modules) - {r.module for r in MODULES}
+    if unknown:
+        raise ValueError(f"no rule module {', '.join(sorted(unknown))}: one of {', '.join(module_names())}")
+    return keys
+
+
 def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=print,
-             db_url: str = "sqlite:///:memory:") -> dict:
+             db_url: str = "sqlite:///:memory:", modules: tuple[str, ...] = ()) -> dict:
     """Play one game to its end. Returns the export of the game."""
-    return play(preset, players, seed, echo, db_url)[0]
+    return play(preset, players, seed, echo, db_url, modules)[0]
 
 
-def play(preset: str, players: int, seed: int, echo=print,
-         db_url: str = "sqlite:///:memory:") -> tuple[dict, LocalForum]:
+def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite:///:memory:",
+         modules: tuple[str, ...] = ()) -> tuple[dict, LocalForum]:
     """Play one game to its end: (the export of the game, the forum it was played on)."""
     from .export import export_game
+    from .gameconfig import parse_config
 
+    names = NAMES[:players]
+    try:
+        text = demo_config(preset, names, seed, tuple(modules))
+        problems = [str(p) for p in parse_config(text, host="host")[1]]
+    except ValueError as e:  # a module the table does not have
+        problems = [str(e)]
+    if problems:  # (the bot would refuse this game: say why, and play nothing)
+        echo("demo: " + "; ".join(problems))
+        return {"winner": None, "win_reason": None, "problems": problems}, LocalForum(":memory:")
     rng = random.Random(seed)
     clock = Clock()
     forum = LocalForum(":memory:", clock=clock)
     store.connect(db_url)
-    names = NAMES[:players]
-    forum.send_pm("host", forum.bot_name, "new game", demo_config(preset, names, seed))
+    forum.send_pm("host", forum.bot_name, "new game", text)
     mod = Moderator(forum, clock=clock)
     sims = {n: SimPlayer(n, random.Random(rng.random())) for n in names}
     shown = {"thread": 0, "pm": 0}
-    game = None
+    game: Any = None
     pause = 0  # minutes the players take before they act again
 
     def cycle() -> None:
@@ -159,10 +203,21 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
     """Each simulated player does what the public state asks of them. True if anyone acted."""
     state = mod.state(game)  # the public parts only: phase, leader, team
     acted = False
+    _, _, movers, amenders = _module_moves(state.config)
+    for plugin in movers:  # a rule module's own phase (or its move in the core's)
+        move = plugin.random_move(state, rng, state.last_event_at or START)
+        written = plugin.written(move) if move is not None else None
+        if written is not None:
+            text, where = written
+            if where == "pm":
+                forum.send_pm(move.author, forum.bot_name, f"{game.tag} {plugin.name}", text)
+            else:
+                forum.comment(move.author, game.thread, f"**{text}**")
+            return True
     if state.phase == PROPOSAL:
-        leader = sims[state.leader]
+        leader = sims[state.leader or ""]
         if rng.random() < 0.95:
-            others = [n for n in state.names if n != leader.name and not state.seat(n).disqualified]
+            others = [n for n in state.names if n != leader.name and not state.player(n).disqualified]
             if leader.spy:
                 others.sort(key=lambda n: (n in leader.known_spies, rng.random()))
             else:
@@ -171,6 +226,12 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             rng.shuffle(team)
             in_public = state.mission in state.config.rules.public_order_missions
             public = f"; PUBLIC: {rng.choice(team)}" if in_public else ""
+            if amenders:  # what a rule module adds to a proposal ("; EXCALIBUR: bob")
+                move = Propose(state.last_event_at or START, leader.name, tuple(team))
+                for plugin in amenders:
+                    move = plugin.random_amend(state, rng, move)
+                if isinstance(move, Propose):
+                    public += "".join(f"; {key.upper()}: {value}" for key, value in move.more)
             forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}{public}**")
             acted = True
     elif state.phase == TEAM_VOTE:
@@ -186,7 +247,8 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             vote = "APPROVE" if yes else "REJECT"
             hand = state.extra.get("plot", {}).get("hands", {}).get(n, [])
             if "chicago-proxy" in hand and rng.random() < 0.3:
-                target = rng.choice([x for x in state.waiting_for() if x != n and x not in state.proxied] or [None])
+                free: list[str | None] = [x for x in state.waiting_for() if x != n and x not in state.proxied]
+                target = rng.choice(free or [None])
                 if target:
                     forum.comment(n, game.thread, f"**PLAY: Chicago Proxy -> {target} {vote}**")
             if state.config.rules.critical_votes and rng.random() < 0.1:
@@ -217,7 +279,7 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
         acted = _play_cards(game, forum, state, sims, rng)
     elif state.phase in ("prep_window", "prep_card"):
         from .rules.random_play import random_command
-        cmd = random_command(state, rng, state.last_event_at, patience=1.0)
+        cmd = random_command(state, rng, state.last_event_at or START, patience=1.0)
         verb = {"PlayCard": "PLAY", "PassCard": "PASS", "GiveCard": "GIVE", "Choose": "CHOOSE"}[type(cmd).__name__]
         if verb == "PASS":
             text = "**PASS**"

@@ -1,19 +1,33 @@
 """The host's commands by PM (EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, REPLACE, SKIP,
-RECORD, ABORT, STATUS), from the game's host or a cohost."""
+RECORD, ABORT, STATUS), from the game's host or a cohost; and `new game`."""
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
 from datetime import datetime, timezone
 
-from . import deadlines
+from adapters.base import Forum
+
+from . import deadlines, store
+from .clockwork import Clockwork
+from .gameconfig import Problem
+from .games import GameBook
+from .intake import command_for
 from .limits import HOST_COMMANDS, SIDED
-from .parsing import NameProblem, Parsed, clean_name, parse_command, resolve_name
-from .render import ops
-from .rules import Refusal, apply
-from .rules.commands import HostDisqualify, HostExtend, HostPause, HostRecord, HostReplace
+from .parsing import NameProblem, Parsed, clean_name, parse_command, parse_config, resolve_name
+from .render import ops, render_refusal
+from .render import replies as words
+from .replies import Answers, People
+from .routing import seat_name, watches
+from .rules import Refusal, started
+from .rules.commands import Command, HostDisqualify, HostExtend, HostPause, HostRecord, HostReplace
+from .signups import Signups
 from .status import host_status
 from .store import Game, Inbound
+
+MAX_PROBLEMS_SHOWN = 20  # problems of a config listed in one reply
 
 log = logging.getLogger("forumbot")
 
@@ -34,66 +48,77 @@ def _until(text: str, config) -> datetime | None:
 
 class Hosting:
     """The host's commands by PM (EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, REPLACE, SKIP,
-RECORD, ABORT, STATUS), from the game's host or a cohost."""
+RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
 
-    def _host_command(self, row: Inbound, parsed: Parsed, at: datetime, i: int) -> None:
+    def __init__(self, forum: Forum, book: GameBook, people: People, answers: Answers,
+                 clockwork: Clockwork, signups: Signups):
+        self.forum = forum
+        self.book = book
+        self.people = people
+        self.answers = answers
+        self.clockwork = clockwork
+        self.signups = signups
+
+    def _reply(self, row: Inbound, game: Game | None, text: str, i: int) -> None:
+        self.answers.reply(row, game, text, i)
+
+    def command(self, row: Inbound, parsed: Parsed, at: datetime, i: int) -> None:
         """EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, ABORT, STATUS: by PM, from the game's host."""
         verb = parsed.verb.split(":")[1]
-        game = Game.get_or_none((Game.id == int(parsed.choice)) & (Game.forum == self.forum.name))
+        game = self.book.get(int(parsed.choice))
         tag = f"G{parsed.choice}"
         if game is None:
-            self._reply(row, None, f"There is no game {tag}.", i)
+            self._reply(row, None, words.no_such_game(tag), i)
             return
         if not game.game_config().is_host(row.author):
-            self._reply(row, game, f"Only the host of {tag} may use {verb.upper()}. Nothing was changed.", i)
+            self._reply(row, game, words.host_only(tag, verb), i)
             return
         if verb not in HOST_COMMANDS:
-            self._reply(row, game, f"{verb.upper()} is not available in this version of the bot yet.", i)
+            self._reply(row, game, words.not_yet_available(verb), i)
             return
         rest = parsed.extra.strip()
         if game.status == "signup":
-            self._signup_ready(game, at)
+            self.clockwork.signup_ready(game, at)
             self.signups.host(game, verb, rest, row, i, at)
         else:
-            self._host_command_on(game, verb, rest, row, i, at)
+            self.command_on(game, verb, rest, row, i, at)
 
-    def _host_command_on(self, game: Game, verb: str, rest: str, row: Inbound, i: int, at: datetime) -> None:
+    def command_on(self, game: Game, verb: str, rest: str, row: Inbound, i: int, at: datetime) -> None:
         tag = game.tag
-        self._fire_game_deadlines(game, at, command=True)
-        state = self.state(game)
+        m = self.book.markup
+        self.clockwork.fire_game_deadlines(game, at, command=True)
+        state = self.book.state(game)
+        plays = seat_name(state, row.author) is not None
         if verb == "signups":
-            self._reply(row, game, f"{tag} has started: sign-ups are over.", i)
+            self._reply(row, game, words.signups_over(tag), i)
             return
         if verb == "status":
-            plays = self._seat_name(game, row.author) is not None
-            self._reply(row, game, self.status_text(game) if plays else host_status(state, game.tag), i)
+            self._reply(row, game, self.answers.status_text(game) if plays else host_status(state, game.tag), i)
             return
         if not state.running:
-            self._reply(row, game, f"{tag} is over.", i)
+            self._reply(row, game, words.over(tag), i)
             return
+        command: Command
         if verb == "pause" and rest:
             until = _until(rest, state.config)
             if until is None:
-                self._reply(row, game, f"PAUSE ... UNTIL needs a date and time. The right form: "
-                            f"`PAUSE {tag} UNTIL 2026-12-05 18:00` (in "
-                            f"{state.config.timezone or 'UTC'})", i)
+                self._reply(row, game, words.pause_form(tag, state.config.timezone or "UTC", m), i)
                 return
             command = HostPause(at=at, author=row.author, until=until)
         elif verb == "extend":
             seconds = deadlines.extension(rest)
             if not seconds:
-                self._reply(row, game, f"EXTEND needs a duration. The right form: `EXTEND {tag} 6h`", i)
+                self._reply(row, game, words.extend_form(tag, "6h", m), i)
                 return
             command = HostExtend(at=at, author=row.author, seconds=seconds)
         elif verb == "disqualify":
             name = resolve_name(rest, state.names, state.aliases())
             if isinstance(name, NameProblem):
-                self._reply(row, game, name.message + f" The right form: `DISQUALIFY {tag} name`", i)
+                self._reply(row, game, words.disqualify_form(name.message, tag, m), i)
                 return
             command = HostDisqualify(at=at, author=row.author, target=name)
         elif verb == "record":
-            form = (f"The right form: `RECORD {tag} name APPROVE` (or REJECT, SUPPORT, SABOTAGE, "
-                    "`PROPOSE: a, b`, `LADY: x` ...)")
+            form = words.record_form(tag, m)
             first, _, what = rest.partition(" ")
             name = resolve_name(first, state.names, state.aliases())
             if isinstance(name, NameProblem):
@@ -101,42 +126,82 @@ RECORD, ABORT, STATUS), from the game's host or a cohost."""
                 return
             inner = parse_command(what)
             if inner is None or inner.verb in ("status", "help", "join", "leave") or inner.verb.startswith("host:"):
-                self._reply(row, game, f"RECORD needs a player and what they sent. {form}", i)
+                self._reply(row, game, words.record_needs(tag, m), i)
                 return
-            plays = self._seat_name(game, row.author) is not None
             if plays and inner.verb in SIDED:
                 # whether it would be taken depends on a side or a role, and so would the
                 # thread's "the host recorded ...": a host who plays learns nothing from it
                 self._reply(row, game, ops.record_sided(tag), i)
                 return
-            built = self._command_for(state, inner, name, "thread" if name == state.public else "pm", at)
+            built = command_for(state, inner, name, "thread" if name == state.public else "pm", at)
             if isinstance(built, str):
                 self._reply(row, game, built, i)
                 return
             command = HostRecord(at=at, author=row.author, inner=built)
             if plays:  # a host who plays: a refusal could tell a side
-                result = apply(state, command)
+                result = self.book.apply(game, command)
                 if isinstance(result, Refusal):
-                    self._reply(row, game, f"{tag}: that could not be recorded for {name} now. "
-                                "Nothing was changed.", i)
+                    self._reply(row, game, words.not_recorded(tag, name), i)
                     return
+                self._reply(row, game, words.done(tag, verb), i)
+                return
         elif verb == "replace":
-            form = f"The right form: `REPLACE {tag} oldname WITH newname`"
+            form = words.replace_form(tag, m)
             parts = re.split(r"\s+with\s+", rest, flags=re.I)
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-                self._reply(row, game, f"REPLACE needs two names. {form}", i)
+                self._reply(row, game, words.replace_needs(tag, m), i)
                 return
             name = resolve_name(parts[0], state.names, state.aliases())
             if isinstance(name, NameProblem):
                 self._reply(row, game, f"{name.message} {form}", i)
                 return
             newcomer = clean_name(parts[1])
-            if self._watches(game, newcomer):
-                self._reply(row, game, f"{newcomer} is a spectator of {tag} and has seen every "
-                            "role, so they cannot take a seat. Nothing was changed.", i)
+            if watches(game, newcomer):
+                self._reply(row, game, words.spectator_cannot_sit(newcomer, tag), i)
                 return
             command = HostReplace(at=at, author=row.author, target=name, newcomer=newcomer)
         else:
-            command = HOST_COMMANDS[verb](at=at, author=row.author)
-        if self._apply(game, command, row, i):
-            self._reply(row, game, f"{tag}: {verb.upper()} done.", i)
+            make = HOST_COMMANDS[verb]
+            assert make is not None  # (SIGNUPS and STATUS were answered above)
+            command = make(at=at, author=row.author)
+        result = self.book.apply(game, command)
+        if isinstance(result, Refusal):
+            self._reply(row, game, render_refusal(result, tag, m.name), i)
+        else:
+            self._reply(row, game, words.done(tag, verb), i)
+
+    def new_game(self, row: Inbound, at: datetime) -> None:
+        """A PM with the subject `new game`: its config checked, the game created, and its
+        sign-ups opened or its roles dealt."""
+        m = self.book.markup
+        if not self.people.may_start(row.author):
+            self._reply(row, None, words.hosts_only(), 0)
+            return
+        cfg, problems = parse_config(row.body, row.author, bot_name=self.forum.bot_name)
+        thread = None
+        for key in ("thread", "signup_thread"):
+            ref = getattr(cfg, key, None) if cfg is not None else None
+            if ref and ref != "new":
+                thread = self.forum.thread_id(ref)
+                if thread is None:
+                    problems = [Problem(key, words.not_a_thread(ref))]
+                    break
+                if key == "signup_thread":
+                    break  # sign-ups first; the game's own thread comes at the start
+        if problems or cfg is None:
+            # (a forum takes 10,000 (Reddit) to 32,000 characters)
+            self._reply(row, None, words.config_problems([(p.key, p.message) for p in problems],
+                                                         MAX_PROBLEMS_SHOWN, m), 0)
+            return
+        seed = cfg.seed if cfg.seed is not None else int.from_bytes(os.urandom(4), "big")
+        game = Game.create(forum=self.forum.name, host=row.author, preset=cfg.preset,
+                           config=json.dumps(cfg.to_json()), seed=seed, thread=thread,
+                           created_at=store.naive(at))
+        self.book.created(game)
+        if cfg.signup:
+            self.signups.open(game, at)
+        else:
+            state, events = started(cfg, seed, at)
+            self.book.commit(game, events, state)
+        if thread:  # a new thread's link goes to the host once the thread exists
+            self.book.tell_host_started(game, thread)

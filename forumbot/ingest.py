@@ -3,17 +3,26 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
+from typing import cast
 
-from adapters.base import Inbound as ForumInbound
-from adapters.base import Outgoing
+from peewee import Case
+
+from adapters.base import Forum, Outgoing
 
 from . import store
 from .basics import Deferred, cause
-from .limits import MAX_TRIES, PER_AUTHOR_PER_CYCLE, UNREADABLE_NOTICE
+from .games import GameBook
+from .horizon import Horizon
+from .limits import MAX_TRIES, PER_AUTHOR_PER_CYCLE, RECHECK_LIMIT, UNREADABLE_NOTICE
 from .parsing import game_tags
 from .render import ops
+from .render import replies as words
+from .replies import Answers
 from .store import Game, Inbound, db
+
+BATCH = 100  # messages handled in one transaction (one falls back to its own on trouble)
 
 log = logging.getLogger("forumbot")
 
@@ -32,22 +41,38 @@ def fair_share(rows: list[Inbound], per_author: int) -> list[Inbound]:
 
 
 class Ingest:
-    """Reading the forum: fetch, store, mark read; the inbox loop, oldest first, one
-transaction a message; what cannot be handled now stays `new`; edit checks."""
+    """Reading the forum: fetch, store, mark read; the inbox loop, oldest first; edit checks.
+
+    The inbox is handled BATCH messages to a transaction, which also marks them done: a
+    crash leaves all of them `new`. If one of them cannot be handled now (a deadline before
+    it must wait, a bug, the database), the batch is rolled back and its messages are
+    handled again one transaction each, as if the batch had never been tried."""
+
+    def __init__(self, forum: Forum, book: GameBook, horizon: Horizon, answers: Answers,
+                 handle: Callable[[Inbound], None], games_of: Callable[[str], list[Game]],
+                 clock: Callable[[], datetime]):
+        self.forum = forum
+        self.book = book
+        self.horizon = horizon
+        self.answers = answers
+        self.handle = handle
+        self.games_of = games_of
+        self.clock = clock
+        self.recheck_limit = RECHECK_LIMIT
+        self.read_failures: dict[str, str] = {}
+        self._recheck_from = 0  # where the next cycle's edit re-check starts
 
     def fetch(self) -> int:
-        threads = sorted({g.thread for g in Game.select(Game.thread).where(
-            Game.status.in_(("running", "signup")) & Game.thread.is_null(False) & (Game.forum == self.forum.name))})
+        threads = sorted({g.thread for g in self.book.live() if g.thread is not None})
         started = self.clock()
-        fetched = self.forum.fetch(threads, store.get_cursor(self.forum.name))
+        cursor = store.get_cursor(self.forum.name)
+        fetched = self.forum.fetch(threads, dict(cursor))
         self.read_failures = dict(fetched.failed)
         for thread, why in fetched.failed.items():
             log.error("reading %s failed: %s (its deadlines wait)", thread, why)
         with db.atomic():
-            for m in fetched.inbound:
-                if m.kind in ("comment", "pm"):
-                    self._store_inbound(m)
-            store.set_cursor(self.forum.name, fetched.cursor)
+            store.store_inbound(self.forum.name, [m for m in fetched.inbound if m.kind in ("comment", "pm")])
+            store.set_cursor(self.forum.name, fetched.cursor, before=cursor)
             waiting = dict(fetched.failed)
             waiting.update({t: "read in part" for t in fetched.partial if t not in waiting})
             for thread, since in self.horizon.read(started, threads, waiting).items():
@@ -61,29 +86,24 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
     def _tell_hosts_unreadable(self, thread: str, why: str, since: datetime) -> None:
         """A game thread that could not be read for UNREADABLE_NOTICE (since it was last
         read at `since`): its hosts are told, once for each such spell."""
-        for g in Game.select().where((Game.thread == thread) & (Game.forum == self.forum.name)
-                                     & Game.status.in_(("running", "signup"))):
+        for g in self.book.live():
+            if g.thread != thread:
+                continue
             out = Outgoing(key=f"{g.tag}:unreadable:{since:%Y%m%d%H%M%S}", kind="pm", to=g.host,
                            subject=f"{g.tag}: I cannot read the game thread",
                            body=ops.thread_unreadable(g.tag, why))
             store.enqueue(out, g.id, since, priority=0)
 
-    def _store_inbound(self, m: ForumInbound) -> None:
-        (Inbound.insert(forum=self.forum.name, ext_id=m.id, kind=m.kind, author=m.author,
-                        subject=m.subject or "", body=m.body, thread=m.thread, parent=m.parent,
-                        created=store.naive(m.created), edited=m.edited, origin=m.origin)
-         .on_conflict_ignore().execute())
-
     def notice_edits(self) -> int:
         """A command comment edited while its phase is open: the edit changes nothing, and
         the bot says so once, asking for a new comment. (A deleted one still counts.)"""
-        games = {g.id: g for g in self._running_games()}
+        games = {g.id: g for g in self.book.running()}
         if not games:
             return 0
         rows = [r for r in Inbound.select().where(
             (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
             & (Inbound.note == "") & Inbound.game.in_(list(games))).order_by(Inbound.id)
-            if store.aware(r.created) >= (self.state(games[r.game]).phase_opened_at or store.aware(r.created))]
+            if store.aware(r.created) >= (self._opened_at(games[cast(int, r.game)]) or store.aware(r.created))]
         if not rows:
             return 0
         # One info() request of recheck_limit comments a cycle; with more, they take turns.
@@ -99,16 +119,17 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
             with db.atomic():
                 row.note = "edited"
                 row.save()
-                self._reply(row, games[row.game], "Editing a comment does not change a command: "
-                            "the bot takes each command as it read when first seen. To change "
-                            "your vote, post a new comment.", 99, private=False)
+                self.answers.reply(row, games[cast(int, row.game)], words.edit_ignored(), 99, private=False)
             noticed += 1
         return noticed
 
+    def _opened_at(self, game: Game) -> datetime | None:
+        return self.book.state(game).phase_opened_at
+
     def process_inbox(self) -> int:
-        """Every new message, oldest first, each in its own transaction. What is not handled
-        now (a flood's excess, a database error, a message after a deadline that must wait)
-        stays `new` and holds back the deadlines it could concern."""
+        """Every new message, oldest first. What is not handled now (a flood's excess, a
+        database error, a message after a deadline that must wait) stays `new` and holds
+        back the deadlines it could concern."""
         count = 0
         self.horizon.reset_hold()
         pending = list(Inbound.select().where((Inbound.state == "new") & (Inbound.forum == self.forum.name))
@@ -119,33 +140,70 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
             if r.id not in taken:  # its sender's turn comes in a later cycle
                 self.horizon.hold(None, store.aware(r.created))
                 break
-        for row in chosen:
-            self._dirty = set()
-            try:
-                with db.atomic():
-                    self._handle(row)
-                    row.state = "done"
-                    row.save()
-            except Deferred as d:
-                self._forget_dirty()
-                self.horizon.hold(d.game, store.aware(row.created))
+        for n in range(0, len(chosen), BATCH):
+            batch = chosen[n:n + BATCH]
+            if self._batch(batch):
+                count += len(batch)
                 continue
-            except Exception as e:
-                self._forget_dirty()
-                if store.is_db_trouble(e):  # not the message's fault: it stays new
-                    log.error("database: %s; message %s waits for the next cycle", cause(e), row.ext_id)
-                    store.recover()
-                    self.horizon.hold(None, store.aware(row.created))
-                    break  # the later ones wait behind it
-                self._failed(row, e)  # a bug must not stop every other game
-            count += 1
+            for row in batch:
+                handled = self._one(row)
+                if handled is None:
+                    return count  # the database: the later ones wait behind it
+                count += handled
         return count
 
-    def _forget_dirty(self) -> None:
-        """The transaction was rolled back: the cached states it changed are stale."""
-        for g in self._dirty:
-            self._states.pop(g, None)
-        self._dirty = set()
+    def _batch(self, rows: list[Inbound]) -> bool:
+        """The messages in one transaction, marked done in one statement; False (nothing
+        done, the caches as they were) if any of them could not be handled."""
+        if len(rows) < 2:
+            return False
+        try:
+            with self.book.unit():
+                for row in rows:
+                    self.handle(row)
+                cases = {"game": [(Inbound.id == r.id, r.game) for r in rows if r.game is not None],
+                         "commands": [(Inbound.id == r.id, r.commands) for r in rows if r.commands]}
+                update: dict = {Inbound.state: "done"}
+                if cases["game"]:
+                    update[Inbound.game] = Case(None, cases["game"], Inbound.game)
+                if cases["commands"]:
+                    update[Inbound.commands] = Case(None, cases["commands"], Inbound.commands)
+                Inbound.update(update).where(Inbound.id.in_([r.id for r in rows])).execute()
+        except Exception as e:
+            if store.is_db_trouble(e):
+                store.recover()
+            try:  # read again: the handling may have changed them in memory
+                fresh = {r.id: r for r in Inbound.select().where(Inbound.id.in_([r.id for r in rows]))}
+            except Exception:
+                log.warning("could not read the batch again", exc_info=True)
+                return False
+            for row in rows:
+                if row.id in fresh:
+                    store.reload_into(row, fresh[row.id])
+            return False
+        for row in rows:
+            row.state = "done"
+        return True
+
+    def _one(self, row: Inbound) -> int | None:
+        """One message in its own transaction: 1 handled (or set aside), 0 put back, None
+        the database failed (it stays new)."""
+        try:
+            with self.book.unit():
+                self.handle(row)
+                row.state = "done"
+                row.save()
+        except Deferred as d:
+            self.horizon.hold(d.game, store.aware(row.created))
+            return 0
+        except Exception as e:
+            if store.is_db_trouble(e):  # not the message's fault: it stays new
+                log.error("database: %s; message %s waits for the next cycle", cause(e), row.ext_id)
+                store.recover()
+                self.horizon.hold(None, store.aware(row.created))
+                return None
+            self._failed(row, e)  # a bug must not stop every other game
+        return 1
 
     def _failed(self, row: Inbound, e: Exception) -> None:
         """A message whose handling raised: tried again next cycle, and after MAX_TRIES set
@@ -167,9 +225,9 @@ transaction a message; what cannot be handled now stays `new`; edit checks."""
     def _games_for_failure(self, row: Inbound) -> list[Game]:
         try:
             if row.kind == "comment":
-                return [g for g in self._running_games() if g.thread == row.thread]
+                return [g for g in self.book.running() if g.thread == row.thread]
             tags = game_tags(row.subject, row.body)
-            return [g for g in self._games_of(row.author) if not tags or g.id in tags]
+            return [g for g in self.games_of(row.author) if not tags or g.id in tags]
         except Exception:  # the same bug may be in the way: then no one can be told
             log.exception("no game found for the failed message %s", row.ext_id)
             return []

@@ -1,8 +1,11 @@
 """The bot's own limits and waits, in one place."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .rules.commands import (
                              Assassinate,
+                             Command,
                              HostAbort,
                              HostClose,
                              HostDisqualify,
@@ -17,9 +20,10 @@ from .rules.commands import (
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 SIDED = {"order", "assassinate"}  # whether these are taken depends on a hidden side or role
-HOST_COMMANDS = {"signups": None, "close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
-                 "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
-                 "skip": HostSkip, "record": HostRecord, "status": None}
+HOST_COMMANDS: dict[str, Callable[..., Command] | None] = {
+    "signups": None, "close": HostClose, "extend": HostExtend, "pause": HostPause, "resume": HostResume,
+    "disqualify": HostDisqualify, "abort": HostAbort, "replace": HostReplace,
+    "skip": HostSkip, "record": HostRecord, "status": None}
 PER_AUTHOR_PER_CYCLE = 20  # messages of one sender handled in a cycle; the rest wait their turn
 REPLIES_PER_AUTHOR = 5  # answers to one sender in REPLY_WINDOW; past that the bot stays quiet
 REPLY_WINDOW = 600  # seconds

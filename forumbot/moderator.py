@@ -1,16 +1,19 @@
 """One cycle: fetch -> store -> parse -> apply -> render -> outbox -> flush -> deadlines.
 
-The imperative shell around the pure core. Every inbound message is handled in one
-transaction that appends its events and outbox items and marks it done; PMs are marked
+The imperative shell around the pure core, wired from parts with one job each: ingest
+(fetch, store, mark read; the inbox loop), the inbox (routing a message to a controller),
+the players' and the host's controllers, sign-ups, the clockwork (deadlines), the games
+(one path to `apply`) and the outbox (delivery). Inbound messages are handled in
+transactions that append their events and outbox items and mark them done; PMs are marked
 read on the forum only after they are stored; an outbox item is marked `uncertain` before
 it is posted, so that after a crash the forum is searched for it before posting again.
 """
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
 
 from adapters.base import Forum, ForumError
 
@@ -19,16 +22,19 @@ from .basics import cause
 from .budget import WriteBudget
 from .clockwork import Clockwork
 from .delivery import Delivery
-from .games import Games
+from .games import GameBook
 from .horizon import Horizon
 from .hosting import Hosting
+from .inbox import Inbox
 from .ingest import Ingest, fair_share  # noqa: F401 - re-exported
 from .limits import HOST_COMMANDS, OUTAGE_AFTER, RECHECK_LIMIT  # noqa: F401 - HOST_COMMANDS re-exported
 from .playing import Playing
-from .replies import Replies
-from .routing import Routing
+from .replies import Answers, People
+from .rules import Refusal
+from .rules.commands import Command
 from .rules.state import GameState
 from .signups import Signups
+from .store import Game, Inbound
 
 log = logging.getLogger("forumbot")
 
@@ -46,7 +52,7 @@ class CycleReport:
     errors: list[str] = field(default_factory=list)
 
 
-class Moderator(Ingest, Routing, Playing, Hosting, Games, Replies, Clockwork, Delivery):
+class Moderator:
     """The cycle, and the parts it wires together (each in its own module)."""
 
     def __init__(self, forum: Forum, clock: Callable[[], datetime] = utcnow,
@@ -54,43 +60,49 @@ class Moderator(Ingest, Routing, Playing, Hosting, Games, Replies, Clockwork, De
                  outage_grace: int | None = None, poll_interval: int = 30):
         self.forum = forum
         self.clock = clock
+        self.horizon = Horizon(forum.name)
+        self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
+        self.book = GameBook(forum, clock)
+        self.people = People(self.book, hosts)
+        self.answers = Answers(forum.name, clock, self.people, self.book)
+        self.signups = Signups(self.book, self.answers, forum.thread_id)
         # `run` passes `[bot] outage_grace` (1h by default). None (tests, the demo, whose
         # clocks jump while the bot is taken to be running): no outage is ever detected.
-        self.outage_grace = outage_grace
-        self.recheck_limit = RECHECK_LIMIT  # (read here, so that a test may change it)
-        self.outage_after = max(OUTAGE_AFTER, 10 * poll_interval)
-        self.horizon = Horizon(forum.name)
-        self._opened: set[tuple[int, int]] = set()  # (game, phase) opened in this cycle
-        self._dirty: set[int] = set()  # games whose cached state the open transaction changed
-        self._people_cache: tuple[set[str], set[str]] | None = None  # see _people
-        self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
-        self.hosts = {h.casefold() for h in hosts} if hosts else set()
-        self._states: dict[int, GameState] = {}
-        self._recheck_from = 0  # where the next cycle's edit re-check starts
-        self.signups = Signups(self)
+        self.clockwork = Clockwork(forum.name, self.book, self.horizon, self.signups, clock,
+                                   outage_grace, max(OUTAGE_AFTER, 10 * poll_interval))
+        self.players = Playing(self.book, self.answers, self.clockwork)
+        self.host = Hosting(forum, self.book, self.people, self.answers, self.clockwork, self.signups)
+        self.signups.on_comment = self.players.comment
+        self.signups.on_host = self.host.command_on
+        self.inbox = Inbox(forum, clock, self.book, self.people, self.answers, self.players,
+                           self.host, self.signups, self.clockwork)
+        self.ingest = Ingest(forum, self.book, self.horizon, self.answers, lambda row: self._handle(row),
+                             self.inbox.games_of, clock)
+        self.ingest.recheck_limit = RECHECK_LIMIT  # (read here, so that a test may change it)
+        self.delivery = Delivery(forum, self.book, self.budget, clock)
 
     def cycle(self) -> CycleReport:
         report = CycleReport()
-        self._opened = set()
-        self._people_cache = None
+        self.book.opened = set()
+        self.book.refresh()
+        self.people.forget()
         try:
             try:
-                self.read_failures = {}
-                report.fetched = self.fetch()
-                report.errors += [f"read {t}: {why}" for t, why in self.read_failures.items()]
+                report.fetched = self.ingest.fetch()
+                report.errors += [f"read {t}: {why}" for t, why in self.ingest.read_failures.items()]
             except ForumError as e:  # the forum is down: still post what waits; deadlines wait
                 log.error("fetch failed: %s", e)
                 report.errors.append(f"fetch: {e}")
                 self.horizon.fetch_failed(str(e))
-            self.catch_up(self.clock())
-            report.handled = self.process_inbox()
+            self.clockwork.catch_up(self.clock())
+            report.handled = self.ingest.process_inbox()
             try:
-                self.notice_edits()
+                self.ingest.notice_edits()
             except ForumError as e:
                 report.errors.append(f"recheck: {e}")
-            report.posted += self.flush()
-            report.deadlines = self.fire_deadlines(self.clock())
-            report.posted += self.flush()
+            report.posted += self.delivery.flush()
+            report.deadlines = self.clockwork.fire_deadlines(self.clock())
+            report.posted += self.delivery.flush()
             store.set_cursor(f"{self.forum.name}#bot", {"alive": self.clock().isoformat()})
         except Exception as e:
             if not store.is_db_trouble(e):
@@ -99,7 +111,42 @@ class Moderator(Ingest, Routing, Playing, Hosting, Games, Replies, Clockwork, De
             # `new`, every post stays in the outbox); the next cycle tries again.
             log.error("database: %s (the next cycle tries again)", cause(e))
             report.errors.append(f"database: {cause(e)}")
-            self._states.clear()
+            self.book.clear()
             self.horizon.forget()
             store.recover()
         return report
+
+    # --- what callers (the CLI, the demo, tests) use of the parts ---------------------
+
+    @property
+    def recheck_limit(self) -> int:
+        return self.ingest.recheck_limit
+
+    @recheck_limit.setter
+    def recheck_limit(self, n: int) -> None:
+        self.ingest.recheck_limit = n
+
+    def _handle(self, row: Inbound) -> None:
+        """One stored message, handled (looked up on the class: tests replace it)."""
+        self.inbox.handle(row)
+
+    def state(self, game: Game) -> GameState:
+        return self.book.state(game)
+
+    def _running_games(self) -> list[Game]:
+        return self.book.running()
+
+    def _apply(self, game: Game, command: Command, row: Inbound | None = None, i: int = 0) -> bool:
+        """A command applied to a game (outside a cycle: its own transaction)."""
+        with self.book.unit():
+            result = self.book.apply(game, command)
+            if isinstance(result, Refusal) and row is not None:
+                from .render import render_refusal
+
+                self.answers.reply(row, game, render_refusal(result, game.tag, self.book.markup.name), i,
+                                   private=result.private or row.kind == "pm")
+        return not isinstance(result, Refusal)
+
+    def next_deadline(self) -> datetime | None:
+        return self.clockwork.next_deadline()
+

@@ -81,6 +81,7 @@ class Parsed:
     choice: str = ""
     extra: str = ""
     text: str = ""  # the span or line it came from
+    more: tuple[tuple[str, str], ...] = ()  # a rule module's "; WORD: value" after a PROPOSE
 
 
 _GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
@@ -110,14 +111,23 @@ def parse_command(span: str) -> Parsed | None:
     s = " ".join(span.strip().split())
     if not s:
         return None
+    for word in _module_words():
+        if m := word.pattern.match(s):
+            return word.parse(m, s)
     if m := _PROPOSE.match(s):
         body = m.group("names")
         public = ""
-        if pm := re.search(r";\s*PUBLIC\s*:?\s*(\S+)\s*$", body, re.I):
-            public = pm.group(1)
-            body = body[: pm.start()]
+        more: list[tuple[str, str]] = []
+        suffix = _suffix_pattern()
+        while sm := suffix.search(body):
+            key, value = sm.group(1).lower(), sm.group(2)
+            if key == "public":
+                public = value
+            else:
+                more.insert(0, (key, value))
+            body = body[: sm.start()]
         names = tuple(n for n in _NAME_SPLIT.split(body.strip(" .:")) if n)
-        return Parsed("propose", names=names, extra=public, text=s)
+        return Parsed("propose", names=names, extra=public, text=s, more=tuple(more))
     if m := _VOTE.match(s):
         return Parsed("vote", choice=m.group("v").lower(),
                       extra="critical" if m.group("crit") else "", text=s)
@@ -146,6 +156,29 @@ def parse_command(span: str) -> Parsed | None:
         return Parsed("host:" + m.group("verb").lower(), extra=m.group("rest").strip(),
                       choice=m.group("game"), text=s)
     return None
+
+
+_WORDS: list[tuple] = []
+_SUFFIX: list[re.Pattern] = []
+
+
+def _module_words() -> tuple:
+    """The rule modules' command words (hooks.Word), tried before the core's."""
+    if not _WORDS:
+        from .rules.hooks import plugin_classes
+
+        _WORDS.append(tuple(w for cls in plugin_classes() for w in cls.words))
+    return _WORDS[0]
+
+
+def _suffix_pattern() -> re.Pattern:
+    """`; PUBLIC: name` and the rule modules' suffixes (`; EXCALIBUR: name`), at the end."""
+    if not _SUFFIX:
+        from .rules.hooks import plugin_classes
+
+        words = ["PUBLIC"] + [w for cls in plugin_classes() for w in cls.suffixes]
+        _SUFFIX.append(re.compile(rf";\s*({'|'.join(map(re.escape, words))})\s*:?\s*(\S+)\s*$", re.I))
+    return _SUFFIX[0]
 
 
 def parse_comment(text: str) -> list[Parsed]:

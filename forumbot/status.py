@@ -1,6 +1,8 @@
 """The public state of a game in a few lines: safe for anyone to read."""
 from __future__ import annotations
 
+from typing import cast
+
 from .deadlines import due, stamp
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState, phase_words
 
@@ -35,12 +37,12 @@ def public_status(state: GameState, tag: str) -> str:
         who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
         lines.append(f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}{deadline}")
     elif state.winner is None:
-        why = ENDED_WITHOUT_WINNER.get(state.win_reason, state.win_reason)
+        why = ENDED_WITHOUT_WINNER.get(state.win_reason or "", state.win_reason)
         lines.append(f"The game is over, with no winner: {why}.")
     else:
         from .render.posts import side_name
 
-        why = WIN_REASONS.get(state.win_reason, state.win_reason)
+        why = WIN_REASONS.get(state.win_reason or "", state.win_reason)
         lines.append(f"The game is over: {side_name(state, state.winner)} won, by {why}.")
     return " ".join(lines)
 
@@ -83,7 +85,7 @@ def status_block(state: GameState, tag: str, m) -> str:
     elif state.win_reason == "abandoned":
         lines.append("The game is abandoned: nobody proposed a team for two full turns of the leadership.")
     else:
-        lines.append(f"The game is over: {side_name(state, state.winner)} won.")
+        lines.append(f"The game is over: {side_name(state, cast(str, state.winner))} won.")
     return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)
 
 

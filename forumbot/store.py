@@ -11,23 +11,21 @@ import hmac
 import json
 import logging
 import secrets as _secrets
-import sqlite3
 from datetime import datetime, timezone
 
 from peewee import (
+    EXCLUDED,
     SQL,
+    AutoField,
     BigIntegerField,
     BooleanField,
     CharField,
-    DatabaseError,
     DatabaseProxy,
     DateTimeField,
     ForeignKeyField,
     IntegerField,
     IntegrityError,
-    InterfaceError,
     Model,
-    OperationalError,
     SqliteDatabase,
     TextField,
 )
@@ -48,6 +46,7 @@ class BaseModel(Model):
 
 
 class Game(BaseModel):
+    id = AutoField()
     forum = CharField()
     host = CharField()
     preset = CharField()
@@ -68,6 +67,7 @@ class Game(BaseModel):
 
 
 class Event(BaseModel):
+    id = AutoField()
     game = ForeignKeyField(Game, backref="events", on_delete="CASCADE")
     seq = IntegerField()
     type = CharField()
@@ -82,6 +82,7 @@ class Event(BaseModel):
 
 
 class Inbound(BaseModel):
+    id = AutoField()
     forum = CharField()
     ext_id = CharField()
     kind = CharField()  # comment | pm
@@ -104,6 +105,7 @@ class Inbound(BaseModel):
 
 
 class Outbox(BaseModel):
+    id = AutoField()
     key = CharField(unique=True)
     game = IntegerField(null=True, index=True)
     kind = CharField()  # thread | comment | pm
@@ -129,6 +131,7 @@ class Outbox(BaseModel):
 class Signup(BaseModel):
     """A player who commented JOIN on a game in sign-ups (deleted on LEAVE)."""
 
+    id = AutoField()
     game = ForeignKeyField(Game, backref="signups", on_delete="CASCADE")
     name = CharField()
     folded = CharField()
@@ -139,6 +142,7 @@ class Signup(BaseModel):
 
 
 class Cursor(BaseModel):
+    id = AutoField()
     forum = CharField()
     name = CharField()
     value = TextField()
@@ -246,141 +250,16 @@ def marker_token(key: str, length: int = 16) -> str:
     return hmac.new(secret().encode(), key.encode("utf-8"), hashlib.sha256).hexdigest()[:length]
 
 
-# -- database trouble --------------------------------------------------------------------
+# -- database trouble (forumbot/trouble.py; importable from here as before) --------------
 
-# SQLite primary result codes that mean the database, not the statement, is the problem:
-# BUSY, LOCKED, NOMEM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, PROTOCOL, NOTADB.
-_SQLITE_TROUBLE_CODES = {5, 6, 7, 8, 10, 11, 13, 14, 15, 26}
-# PostgreSQL SQLSTATE classes: connection exception, transaction rollback (serialization
-# failure, deadlock), insufficient resources (disk full, out of memory, too many
-# connections), operator intervention (shutdown, cancel), system error (I/O).
-_PG_TROUBLE_CLASSES = {"08", "40", "53", "57", "58"}
-_PG_TROUBLE_CODES = {"55P03", "55006"}  # lock not available, object in use
-_TROUBLE_WORDS = (
-    # SQLite
-    "database is locked", "database table is locked", "database or disk is full",
-    "disk i/o error", "unable to open database file", "database disk image is malformed",
-    "attempt to write a readonly database",
-    # PostgreSQL / libpq
-    "server closed the connection", "connection already closed", "terminating connection",
-    "could not connect to server", "connection to server", "connection refused",
-    "no connection to the server", "could not receive data from server",
-    "could not send data to server", "ssl connection has been closed", "ssl syscall error",
-    "the database system is", "no message from the libpq", "deadlock detected",
-    "could not serialize access", "could not obtain lock", "no space left on device",
-    "could not extend file", "too many clients",
-)
+from .trouble import is_db_trouble, recover  # noqa: E402,F401
 
 
-def _mentions_trouble(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return any(w in text for w in _TROUBLE_WORDS)
-
-
-def _driver_trouble(exc: BaseException) -> bool | None:
-    """True/False for an exception of a database driver (sqlite3, psycopg2, psycopg);
-    None for anything else."""
-    if isinstance(exc, sqlite3.Error):
-        if isinstance(exc, (sqlite3.IntegrityError, sqlite3.ProgrammingError,
-                            sqlite3.InterfaceError, sqlite3.DataError)):
-            return False
-        code = getattr(exc, "sqlite_errorcode", None)
-        if code is not None:
-            return code & 0xFF in _SQLITE_TROUBLE_CODES
-        return _mentions_trouble(exc)
-    module = type(exc).__module__ or ""
-    if module.split(".")[0] in ("psycopg2", "psycopg"):
-        code = getattr(exc, "pgcode", None) or getattr(exc, "sqlstate", None)
-        if code:
-            return code[:2] in _PG_TROUBLE_CLASSES or code in _PG_TROUBLE_CODES
-        names = {c.__name__ for c in type(exc).__mro__}
-        if names & {"OperationalError", "InterfaceError"}:
-            return True  # client side: the connection is gone or could not be made
-        return _mentions_trouble(exc)
-    return None
-
-
-def is_db_trouble(exc: BaseException) -> bool:
-    """Whether `exc` means "the database could not do it now, try again later" (a lock, a
-    full disk, a lost connection, a serialization failure or deadlock) rather than a bug.
-    Understands peewee's errors and the sqlite3/psycopg2 errors they wrap (or that escape
-    unwrapped), following `orig` and `raise ... from`, and, from a database error, the
-    error it was raised while handling."""
-    seen = set()
-    todo = [exc]
-    while todo:
-        e = todo.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, IntegrityError):
-            continue  # a constraint broken: the statement's fault, whatever led to it
-        if type(e).__name__ == "MaxConnectionsExceeded":  # playhouse.pool
-            return True
-        verdict = _driver_trouble(e)
-        if verdict:
-            return True
-        if verdict is None and isinstance(e, (DatabaseError, InterfaceError)):  # peewee's
-            orig = getattr(e, "orig", None)
-            if orig is not None:
-                todo.append(orig)
-            elif (isinstance(e, (OperationalError, InterfaceError)) or type(e) is DatabaseError) \
-                    and _mentions_trouble(e):
-                return True
-        if verdict is not None or isinstance(e, (DatabaseError, InterfaceError)):
-            # a database error raised while handling another (peewee's rollback failing
-            # because SQLite already rolled back after SQLITE_FULL): judge that one too
-            todo.append(e.__context__)
-        todo.append(e.__cause__)
-    return False
-
-
-def _in_memory(database) -> bool:
-    name = str(database.database or "")
-    return isinstance(database, SqliteDatabase) and (
-        name in ("", ":memory:") or name.startswith("file::memory:") or "mode=memory" in name)
-
-
-def recover() -> bool:
-    """After db trouble: forget the transaction the error broke off, throw this thread's
-    connection away (a PostgreSQL one may be dead or in a failed transaction) and open a
-    fresh one. An in-memory SQLite database is only rolled back (closing would lose it).
-    Never raises; True if the database answers again, False if it is still out of reach
-    (the next query tries to connect again by itself). Call it outside any `db.atomic()`
-    block (after the error has left it)."""
-    database = db.obj
-    if database is None:
-        return False
-    while database.in_transaction():
-        database.pop_transaction()
-    clear = getattr(database, "_clear_commit_callbacks", None)
-    if clear is not None:
-        clear()
-    if _in_memory(database):
-        try:
-            if not database.is_closed() and database.connection().in_transaction:
-                database.connection().rollback()
-            return True
-        except Exception:
-            log.warning("store: rollback failed", exc_info=True)
-            return False
-    if not database.is_closed():
-        try:
-            database.close()
-        except Exception:
-            log.info("store: closing the broken connection failed", exc_info=True)
-            database.dispose()
-    try:
-        database.connect(reuse_if_open=True)
-        database.execute_sql("SELECT 1").fetchone()
-        return True
-    except Exception as e:
-        log.warning("store: the database is still out of reach: %s", e)
-        try:
-            database.close()
-        except Exception:
-            database.dispose()
-        return False
+def reload_into(row: Model, fresh: Model) -> None:
+    """`row` takes back what the store holds (`fresh`, the same row read again), in place:
+    callers may hold it."""
+    row.__data__ = dict(fresh.__data__)
+    row._dirty.clear()  # type: ignore[attr-defined]
 
 
 def naive(at: datetime) -> datetime:
@@ -397,15 +276,23 @@ def game_events(game: Game) -> list[RuleEvent]:
     return [e.to_rule_event() for e in Event.select().where(Event.game == game).order_by(Event.seq)]
 
 
-def append_events(game: Game, events: list[RuleEvent]) -> int:
-    """Append events to a game's log; returns the seq of the first one."""
-    last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
-    seq = (last.seq if last else 0) + 1
-    first = seq
-    for e in events:
-        Event.create(game=game, seq=seq, type=e.type, at=naive(e.at), data=json.dumps(e.data))
-        seq += 1
+def append_events(game: Game, events: list[RuleEvent], first: int | None = None) -> int:
+    """Append events to a game's log, in one statement; returns the seq of the first one.
+    `first`: that seq if the caller knows it (the seq after the game's last event), which
+    saves looking it up. (game, seq) is unique, so a wrong guess fails rather than forks."""
+    if first is None:
+        last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
+        first = (last.seq if last else 0) + 1
+    rows = [{"game": game.id, "seq": first + n, "type": e.type, "at": naive(e.at),
+             "data": json.dumps(e.data)} for n, e in enumerate(events)]
+    for chunk in range(0, len(rows), 500):
+        Event.insert_many(rows[chunk:chunk + 500]).execute()
     return first
+
+
+def last_seq(game: Game) -> int:
+    last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
+    return last.seq if last else 0
 
 
 def enqueue(item, game_id: int | None, now: datetime, priority: int = 1) -> bool:
@@ -426,11 +313,20 @@ def enqueue(item, game_id: int | None, now: datetime, priority: int = 1) -> bool
 def set_status_edit(game_id: int, key: str, block: str, now: datetime) -> None:
     """The one status-block edit of a game: a newer block replaces one not yet sent, so
     only the latest goes out, and one that was deferred is never lost."""
-    row = Outbox.get_or_none(Outbox.key == key)
-    if row is None:
-        Outbox.create(key=key, game=game_id, kind="edit", body=block, priority=3, created_at=naive(now))
-    elif row.body != block:
-        Outbox.update(body=block, state="pending", error="").where(Outbox.id == row.id).execute()
+    set_status_edits([(game_id, key, block)], now)
+
+
+def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
+    """`set_status_edit` for several games (game id, key, block) in one statement: a row
+    whose block changed goes back to pending; one that holds this block stays as it is."""
+    rows = [{"key": key, "game": game_id, "kind": "edit", "body": block, "priority": 3,
+             "created_at": naive(now)} for game_id, key, block in blocks]
+    for chunk in range(0, len(rows), 500):
+        (Outbox.insert_many(rows[chunk:chunk + 500])
+         .on_conflict(conflict_target=[Outbox.key],
+                      update={Outbox.body: EXCLUDED.body, Outbox.state: "pending", Outbox.error: ""},
+                      where=(Outbox.body != EXCLUDED.body))
+         .execute())
 
 
 def get_cursor(forum: str) -> dict:
@@ -438,9 +334,22 @@ def get_cursor(forum: str) -> dict:
     return {r.name: json.loads(r.value) for r in rows}
 
 
-def set_cursor(forum: str, cursor: dict) -> None:
-    for name, value in cursor.items():
-        (Cursor.insert(forum=forum, name=name, value=json.dumps(value))
-         .on_conflict(conflict_target=[Cursor.forum, Cursor.name],
-                      update={Cursor.value: json.dumps(value)})
+def set_cursor(forum: str, cursor: dict, before: dict | None = None) -> None:
+    """Store the bookmarks in `cursor`; with `before` (what the store held), only those that
+    changed, all in one statement."""
+    rows = [{"forum": forum, "name": name, "value": json.dumps(value)} for name, value in cursor.items()
+            if before is None or name not in before or before[name] != value]
+    for chunk in range(0, len(rows), 500):
+        (Cursor.insert_many(rows[chunk:chunk + 500])
+         .on_conflict(conflict_target=[Cursor.forum, Cursor.name], update={Cursor.value: EXCLUDED.value})
          .execute())
+
+
+def store_inbound(forum: str, messages: list) -> None:
+    """New messages (adapters.base.Inbound) into the inbox, in one statement each 200; one
+    stored already (the same forum id) is left as it is."""
+    rows = [{"forum": forum, "ext_id": m.id, "kind": m.kind, "author": m.author,
+             "subject": m.subject or "", "body": m.body, "thread": m.thread, "parent": m.parent,
+             "created": naive(m.created), "edited": m.edited, "origin": m.origin} for m in messages]
+    for chunk in range(0, len(rows), 200):
+        Inbound.insert_many(rows[chunk:chunk + 200]).on_conflict_ignore().execute()

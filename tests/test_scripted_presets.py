@@ -42,29 +42,30 @@ def test_resistance_plot_every_card(plot_table):
     good = [x for x in t.players if x not in spies]
     assert "Plot Cards for mission 1: **Strong Leader**, **Keeping a Close Eye on You**" in thread(t)
 
-    # Round 1 (alice leads): Strong Leader -> bob, Close Eye -> carol; mission 1 succeeds
-    t.say(a, "**GIVE: Strong Leader -> bob**\n\n**GIVE: keeping a close eye -> carol**")
+    # Round 1 (alice leads): Strong Leader -> carol, Close Eye -> bob; mission 1 succeeds
+    # (not to bob, who leads round 2 anyway: the Strong Leader window is not offered to him)
+    t.say(a, "**GIVE: Strong Leader -> carol**\n\n**GIVE: keeping a close eye -> bob**")
     t.cycle()
-    assert "alice gives **Strong Leader** to **bob**" in thread(t)
+    assert "alice gives **Strong Leader** to **carol**" in thread(t)
     team1 = t.propose(good[:3])
     t.vote_all(True, by_pm=t.players)  # resistance-plot: votes by PM only
     t.orders()
-    assert t.state.phase == "card_window" and t.state.actors == [c]
-    t.pm(c, f"CHOOSE: {team1[0] if team1[0] != c else team1[1]}")
-    t.cycle()
-    seen = team1[0] if team1[0] != c else team1[1]
-    assert f"**{seen}** played **SUPPORT** on mission 1" in last_pm(t, c)
-
-    # Round 2: bob plays Strong Leader before the draw and hands out No Confidence and Opinion Maker
     assert t.state.phase == "card_window" and t.state.actors == [b]
-    t.say(b, "**PLAY: Strong Leader**")
+    t.pm(b, f"CHOOSE: {team1[0] if team1[0] != b else team1[1]}")
     t.cycle()
-    assert "bob plays **Strong Leader** and leads this round" in thread(t)
-    t.say(b, "**GIVE: No Confidence -> dave**\n\n**GIVE: Opinion Maker -> erin**")
+    seen = team1[0] if team1[0] != b else team1[1]
+    assert f"**{seen}** played **SUPPORT** on mission 1" in last_pm(t, b)
+
+    # Round 2: carol plays Strong Leader before the draw and hands out No Confidence and Opinion Maker
+    assert t.state.phase == "card_window" and t.state.actors == [c]
+    t.say(c, "**PLAY: Strong Leader**")
     t.cycle()
-    assert t.state.leader == b
+    assert "carol plays **Strong Leader** and leads this round" in thread(t)
+    t.say(c, "**GIVE: No Confidence -> dave**\n\n**GIVE: Opinion Maker -> erin**")
+    t.cycle()
+    assert t.state.leader == c
     spy = sorted(spies)[0]
-    t.propose([spy] + [x for x in good if x != b][:3])
+    t.propose([spy] + [x for x in good if x != c][:3])
     t.pm(e, "APPROVE")  # Opinion Maker: erin's PM vote is refused
     t.cycle()
     assert "Opinion Maker" in last_pm(t, e)
@@ -459,18 +460,19 @@ def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
     team = t.propose(good[:4])
     approve()
     t.orders()
-    # after mission 2: the Lady first (allegiance only), then Keeping a Close Eye on You
+    # after mission 2: Keeping a Close Eye on You right after the result, then the Lady
+    # (allegiance only)
+    assert t.state.phase == "card_window" and t.state.actors == [eye]
+    looked = next(n for n in team if n != eye)
+    t.pm(eye, f"CHOOSE: {looked}")
+    t.cycle()
+    assert f"**{looked}** played **SUPPORT** on mission 2" in last_pm(t, eye)
     holder = t.state.extra["lady"]
     assert t.state.phase == "lady" and holder == t.state.names[-1]
     t.say(holder, f"**LADY: {who['oberon']}**")
     t.cycle()
     lady = last_pm(t, holder)
     assert f"**{who['oberon']}** is one of the Minions of Mordred" in lady and "Oberon" not in lady
-    assert t.state.phase == "card_window" and t.state.actors == [eye]
-    looked = next(n for n in team if n != eye)
-    t.pm(eye, f"CHOOSE: {looked}")
-    t.cycle()
-    assert f"**{looked}** played **SUPPORT** on mission 2" in last_pm(t, eye)
     # Round 3: Establish Confidence (the leader's own), Open Up, In the Spotlight
     ou, spot = others()[:2]
     t.say(leader(), f"**GIVE: Open Up -> {ou}**\n\n**GIVE: In the Spotlight -> {spot}**")

@@ -4,7 +4,7 @@ default: past the `choice` deadline it waits, and the host is told."""
 from __future__ import annotations
 
 from . import events as ev
-from .commands import Assassinate, Refusal
+from .commands import Assassinate, Refusal, said
 from .hooks import RulePlugin
 from .state import RESISTANCE, SPIES, GameState, open_phase, register_fold
 
@@ -33,6 +33,9 @@ def _shot(state, e):
 class Assassination(RulePlugin):
     name = "assassination"
     handles = (Assassinate,)
+    phases = {PHASE: "choice"}
+    phase_words = {PHASE: "the assassination"}
+    command_words = {"Assassinate": "ASSASSINATE"}
 
     def before_game_end(self, tx, winner, reason) -> bool:
         s = tx.state
@@ -49,18 +52,18 @@ class Assassination(RulePlugin):
             return Refusal("There is no assassination now: it comes after the third successful mission.")
         if cmd.author != assassin(s):
             return Refusal("Only the Assassin may name Merlin.")
-        if s.seat(cmd.author).disqualified:
+        if s.player(cmd.author).disqualified:
             return Refusal("You are disqualified; the shot waits for the host to REPLACE you.",
                            private=True)
         target = s.seat(cmd.target)
         if target is None:
-            return Refusal(f"{cmd.target} is not a player in this game.", "**ASSASSINATE: name**")
+            return Refusal(f"{cmd.target} is not a player in this game.", said("ASSASSINATE: name"))
         if target.name == cmd.author:
-            return Refusal("You cannot name yourself.", "**ASSASSINATE: name**", private=True)
+            return Refusal("You cannot name yourself.", said("ASSASSINATE: name"), private=True)
         known = {k.name for k in _knows(s, cmd.author)}
         if target.name in known:
             return Refusal(f"{target.name} is one of your own; name the player you think is Merlin.",
-                           "**ASSASSINATE: name**", private=True)
+                           said("ASSASSINATE: name"), private=True)
         hit = target.role == "merlin"
         tx.emit(ev.ASSASSINATED, assassin=cmd.author, target=target.name, hit=hit)
         end_game(tx, SPIES, "assassination") if hit else end_game(tx, RESISTANCE, "missions")
@@ -77,3 +80,6 @@ def _knows(state: GameState, name: str):
     from .roles import role_set
 
     return role_set(state.config).knowledge(state, name)
+
+
+PLUGIN = Assassination

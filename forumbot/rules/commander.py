@@ -27,9 +27,12 @@ class MissionCommander(RulePlugin):
             return  # the game is decided: there is no next mission to command
         leader = record["leader"]
         commander = leader if record["result"] == "success" else s.next_leader(leader)
-        if s.seat(commander).disqualified:
+        if s.player(commander).disqualified:
             commander = s.next_leader(commander)
         tx.emit(ev.COMMANDER_NAMED, commander=commander, mission=record["number"] + 1)
 
     def first_leader(self, state) -> str | None:
         return state.next_leader(state.extra["commander"])
+
+
+PLUGIN = MissionCommander

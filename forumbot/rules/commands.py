@@ -4,7 +4,6 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
 
-
 # Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
 # and render/ writes it in the forum's bold. The rules never write markup themselves.
 SAID_OPEN, SAID_CLOSE = "\ue000", "\ue001"
@@ -25,6 +24,7 @@ class Command:
 class Propose(Command):
     team: tuple[str, ...]
     public: str | None = None  # the team member who plays their order in the thread
+    more: tuple[tuple[str, str], ...] = ()  # a rule module's part: (("excalibur", "bob"),)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .presets import PRESETS, Preset
 
@@ -45,8 +46,9 @@ class GameConfig:
     subreddit: str | None = None
     category: str | None = None  # Discourse: where a new game topic goes
     aliases: dict[str, str] = field(default_factory=dict)
-    deadlines: Deadlines | None = None
-    missed: Missed | None = None
+    # (always given, by make_config, parse_config and from_json: never None in a game)
+    deadlines: Deadlines = None  # type: ignore[assignment]
+    missed: Missed = None  # type: ignore[assignment]
     roles: tuple[str, ...] = ()  # optional special roles (avalon)
     lady_of_the_lake: bool = False
     plot_cards: bool = False
@@ -60,6 +62,7 @@ class GameConfig:
     forward_pms: bool = False  # a PM with no command goes on to the host
     reserves: tuple[str, ...] = ()  # offered to the host when a seat needs a replacement
     signup_thread: str | None = None  # sign-ups in this existing thread; the game gets its own
+    options: dict[str, Any] = field(default_factory=dict)  # the rule modules' keys (hooks.ConfigKey)
 
     def is_host(self, user: str) -> bool:
         folded = user.casefold()
@@ -75,7 +78,10 @@ class GameConfig:
         return PRESETS[self.preset]
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if not data["options"]:
+            del data["options"]  # (the form stored before the rule modules had keys)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "GameConfig":
@@ -109,8 +115,16 @@ def default_missed(preset: Preset) -> Missed:
 
 
 def make_config(preset: str, players: list[str] | tuple[str, ...], host: str = "host", **kw) -> GameConfig:
-    """A config with the preset's defaults; for code and tests (hosts use YAML)."""
+    """A config with the preset's defaults; for code and tests (hosts use YAML). A rule
+    module's key (`excalibur=True`) goes into `options`."""
+    from .hooks import config_key_names
+
     p = PRESETS[preset]
+    keys = config_key_names()
+    if "options" in kw or not keys.isdisjoint(kw):
+        options = dict(kw.pop("options", {}))
+        options.update({k: kw.pop(k) for k in list(kw) if k in keys})
+        kw["options"] = options
     kw.setdefault("deadlines", default_deadlines(p))
     kw.setdefault("missed", default_missed(p))
     kw.setdefault("team_votes", p.team_votes)

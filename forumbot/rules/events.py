@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-_NEW = object()  # (no data given: a new empty dict)
+_NEW: Any = object()  # (no data given: a new empty dict)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ Skipped once the game is decided, at the `choice` deadline, or for a disqualifie
 from __future__ import annotations
 
 from . import events as ev
-from .commands import LadyTarget, Refusal
+from .commands import LadyTarget, Refusal, said
 from .hooks import RulePlugin
 from .presets import MISSIONS_TO_WIN
 from .state import GameState, open_phase, register_fold
@@ -43,6 +43,9 @@ def decided(state: GameState) -> bool:
 class LadyOfTheLake(RulePlugin):
     name = "lady_of_the_lake"
     handles = (LadyTarget,)
+    phases = {PHASE: "choice"}
+    phase_words = {PHASE: "the Lady of the Lake"}
+    command_words = {"LadyTarget": "LADY"}
 
     def after_start(self, tx) -> None:
         tx.emit(ev.LADY_GIVEN, holder=tx.state.names[-1])
@@ -52,7 +55,7 @@ class LadyOfTheLake(RulePlugin):
         if record["number"] not in AFTER_MISSIONS or decided(s):
             return False
         holder = s.extra["lady"]
-        if s.seat(holder).disqualified:
+        if s.player(holder).disqualified:
             tx.emit(ev.LADY_SKIPPED, holder=holder, reason="the holder is disqualified")
             return False
         tx.emit(ev.LADY_OPENED, holder=holder, mission=record["number"])
@@ -69,12 +72,12 @@ class LadyOfTheLake(RulePlugin):
             return Refusal(f"Only the holder of the Lady of the Lake, {holder}, may use it.")
         target = s.seat(cmd.target)
         if target is None:
-            return Refusal(f"{cmd.target} is not a player in this game.", "**LADY: name**")
+            return Refusal(f"{cmd.target} is not a player in this game.", said("LADY: name"))
         if target.name == holder:
-            return Refusal("Name another player, not yourself.", "**LADY: name**")
+            return Refusal("Name another player, not yourself.", said("LADY: name"))
         if target.name in s.extra["lady_past"]:
             return Refusal(f"{target.name} has held the Lady already; name a player who has not.",
-                           "**LADY: name**")
+                           said("LADY: name"))
         tx.emit(ev.LADY_USED, holder=holder, target=target.name, side=target.side)
         resume_after_mission(tx, after=self)
         return None
@@ -87,3 +90,6 @@ class LadyOfTheLake(RulePlugin):
         tx.emit(ev.LADY_SKIPPED, holder=tx.state.extra["lady"], reason="the deadline passed")
         resume_after_mission(tx, after=self)
         return True
+
+
+PLUGIN = LadyOfTheLake

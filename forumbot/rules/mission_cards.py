@@ -12,7 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from .commands import Choose, GiveCard, PassCard, PlayCard, Refusal
+from .commands import Choose, GiveCard, PassCard, PlayCard, Refusal, said
 from .hooks import RulePlugin
 from .state import GameState, open_phase, register_copy, register_fold
 
@@ -169,6 +169,9 @@ def _badge(state, e):
 class MissionCards(RulePlugin):
     name = "mission_cards"
     handles = (GiveCard, PlayCard, Choose, PassCard)
+    phases = {WINDOW: "card_window", FOLLOW: "choice"}
+    phase_words = {WINDOW: "Mission Prep, the chance to play a kept Mission Card",
+                   FOLLOW: "Mission Prep, following the drawn Mission Cards"}
 
     def after_start(self, tx) -> None:
         deck = sorted(c.key for c in CARDS for _ in range(c.copies))
@@ -184,7 +187,7 @@ class MissionCards(RulePlugin):
         tx.emit(EV_DRAWN, cards=cards, mission=mission, leader=leader,
                 commander=s.extra.get("commander"))
         kept = {n: sorted(KEPT & set(own(s)["hands"].get(n, []))) for n in s.names
-                if not s.seat(n).disqualified}
+                if not s.player(n).disqualified}
         holders = [n for n in s.names if kept.get(n)]
         if holders:  # each holder is offered only the cards they hold
             tx.emit(EV_WINDOW, holders=holders, mission=mission, cards={n: kept[n] for n in holders})
@@ -215,7 +218,7 @@ class MissionCards(RulePlugin):
             elif kind == "keep":
                 tx.emit(EV_DONE, index=index, card=card, commander=commander, to=commander,
                         result="kept")
-            elif s.seat(commander).disqualified:
+            elif s.player(commander).disqualified:
                 tx.emit(EV_DONE, index=index, card=card, commander=commander,
                         result="unused: the Commander is disqualified")
             else:
@@ -234,7 +237,7 @@ class MissionCards(RulePlugin):
         who = self._delayed(state)
         if who and who in cmd.team:
             return Refusal(f"Delayed by Bureaucracy: {who} may not be on this proposal.",
-                           "**PROPOSE: name, name**")
+                           said("PROPOSE: name, name"))
         return None
 
     def barred_voters(self, state) -> set[str]:
@@ -290,12 +293,12 @@ class MissionCards(RulePlugin):
             if not drawn:
                 names = ", ".join(BY_KEY[c].name for c in m["drawn"])
                 return Refusal(f"Name one of this mission's drawn cards: {names}.",
-                               "**PLAY: Prepare for the Future -> card**")
+                               said("PLAY: Prepare for the Future -> card"))
             tx.emit(EV_PLAYED, card="prepare", holder=cmd.author, index=drawn[0])
         elif card.key == "counterespionage":
             target = s.seat(cmd.target) if cmd.target else None
             if target is None or target.name == cmd.author:
-                return Refusal("Name another player.", "**PLAY: Counterespionage -> name**")
+                return Refusal("Name another player.", said("PLAY: Counterespionage -> name"))
             tx.emit(EV_PLAYED, card="counterespionage", holder=cmd.author, target=target.name)
             tx.emit(EV_REVEAL, card="counterespionage", viewer=cmd.author, subject=target.name,
                     side=target.side)
@@ -320,23 +323,23 @@ class MissionCards(RulePlugin):
         if action == "give":
             if not isinstance(cmd, GiveCard) or (find_card(cmd.card) or BY_KEY["prepare"]).key != card:
                 return Refusal(f"Hand {BY_KEY[card].name} to another player.",
-                               f"**GIVE: {BY_KEY[card].name} -> name**")
+                               said(f"GIVE: {BY_KEY[card].name} -> name"))
             target = s.seat(cmd.target)
             if target is None or target.name == commander:
-                return Refusal("Give it to another player.", f"**GIVE: {BY_KEY[card].name} -> name**")
+                return Refusal("Give it to another player.", said(f"GIVE: {BY_KEY[card].name} -> name"))
             tx.emit(EV_DONE, index=index, card=card, commander=commander, to=target.name,
                     result=f"given to {target.name}")
         else:
             if not isinstance(cmd, Choose):
-                return Refusal(f"{BY_KEY[card].name}: name a player.", "**CHOOSE: name**")
+                return Refusal(f"{BY_KEY[card].name}: name a player.", said("CHOOSE: name"))
             target = s.seat(cmd.target)
             if target is None or target.name == commander:
-                return Refusal("Choose another player.", "**CHOOSE: name**")
+                return Refusal("Choose another player.", said("CHOOSE: name"))
             tx.emit(EV_DONE, index=index, card=card, commander=commander, target=target.name,
                     result=f"{target.name} chosen")
             if card == "establish-confidence":
                 tx.emit(EV_REVEAL, card=card, viewer=target.name, subject=commander,
-                        side=s.seat(commander).side)
+                        side=s.player(commander).side)
             elif card == "interrogation":
                 tx.emit(EV_REVEAL, card=card, viewer=commander, subject=target.name,
                         side=target.side)
@@ -355,3 +358,6 @@ class MissionCards(RulePlugin):
         else:
             return False
         return True
+
+
+PLUGIN = MissionCards

@@ -14,224 +14,29 @@ from __future__ import annotations
 import random
 
 from . import events as ev
-from .commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, TakeCard
+from .commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, TakeCard, said
 from .hooks import RulePlugin
 from .lady import decided
-from .plot_deck import BY_KEY, DRAW, deck_for, find_card
-from .state import GameState, open_phase, register_copy, register_fold
-
-WINDOW = "card_window"  # optional cards: play or PASS
-HAND_OUT = "hand_out"  # the leader gives the drawn cards
-CHOICE = "plot_choice"  # an immediate card's holder chooses
-
-
-def plot(state: GameState) -> dict:
-    return state.extra["plot"]
-
-
-def card_name(key: str) -> str:
-    return BY_KEY[key].name
-
-
-def kind_of(state: GameState, key: str) -> str:
-    """avalon-2020 keeps Take Responsibility to play when its holder likes."""
-    if key == "take-responsibility" and state.config.preset == "avalon-2020":
-        return "one-use"
-    return BY_KEY[key].kind
-
-
-# --- how the events change the state ----------------------------------------------------
-# (copy on write: a fold changes the plug-in's data through `own`, see GameState.own_extra)
-
-
-def own(state: GameState) -> dict:
-    """The plug-in's data, this state's own, to change (in a fold), or to hold on to while
-    events change it (in a step given the transaction: `tx.state`)."""
-    return state.own_extra("plot")
-
-
-@register_copy("plot")
-def _copy(p: dict) -> dict:
-    """A copy of the plug-in's data: every container a fold changes in place is copied."""
-    q = p.copy()
-    q["hands"] = {n: h[:] for n, h in p["hands"].items()}
-    for key in ("discard", "opinion", "queue", "drawn", "spotlight", "given_to", "picked", "declared"):
-        if key in q:
-            q[key] = q[key][:]
-    if q.get("round") is not None:
-        q["round"] = q["round"].copy()
-    if q.get("window") is not None:
-        q["window"] = {**q["window"], "plays": q["window"]["plays"][:]}
-    return q
-
-
-@register_fold(ev.PLOT_SHUFFLED)
-def _shuffled(state, e):
-    if "plot" not in state.extra:
-        state.put_extra("plot", {"hands": {}, "discard": [], "opinion": [], "queue": [], "drawn": [],
-                                 "spotlight": [], "strong_at": -1, "shuffles": 0, "window": None})
-    p = own(state)
-    p["deck"] = list(e.data["deck"])
-    p["discard"] = []
-    p["shuffles"] += 1
-
-
-@register_fold(ev.PLOT_ROUND)
-def _round(state, e):
-    p = own(state)
-    p["round"] = {"mission": e.data["mission"], "leader": e.data["leader"]}
-    p["given_to"], p["drawn"], p["queue"], p["spotlight"] = [], [], [], []
-
-
-@register_fold(ev.PLOT_WINDOW)
-def _window(state, e):
-    p = own(state)
-    p["window"] = {"kind": e.data["window"], "plays": []}
-    if e.data["window"] == "after_result":
-        p["picked"] = []
-        p["declared"] = []
-    open_phase(state, WINDOW, e, e.data["holders"])
-
-
-@register_fold(ev.PLOT_PASSED)
-def _passed(state, e):
-    state.own("actors").remove(e.data["holder"])
-
-
-@register_fold(ev.PLOT_PLAYED)
-def _played(state, e):
-    p = own(state)
-    d = e.data
-    p["hands"][d["holder"]].remove(d["card"])
-    p["discard"].append(d["card"])
-    if d["holder"] in state.actors:
-        state.own("actors").remove(d["holder"])
-    if p["window"] is not None:
-        p["window"]["plays"].append([d["holder"], d["card"], d.get("target")])
-    if d["card"] == "strong-leader":
-        p["round"]["leader"] = d["holder"]
-        p["strong_at"] = len(state.vote_history)
-    if d["card"] == "chicago-proxy":
-        state.own("proxied")[d["target"]] = d["holder"]
-        state.own("votes").pop(d["target"], None)
-        state.own("vote_via").pop(d["target"], None)
-
-
-@register_fold(ev.PLOT_WINDOW_CLOSED)
-def _window_closed(state, e):
-    p = own(state)
-    if p["window"]["kind"] == "approved":  # In the Spotlight targets, for this mission's result
-        p["spotlight"] = [x[2] for x in p["window"]["plays"] if x[1] == "spotlight"]
-    p["window"] = None
-    state.put("actors", [])
-
-
-@register_fold(ev.PLOT_DRAWN)
-def _drawn(state, e):
-    p = own(state)
-    n = len(e.data["cards"])
-    p["deck"] = p["deck"][n:]
-    p["drawn"] = list(e.data["cards"])
-    open_phase(state, HAND_OUT, e, [e.data["leader"]])
-
-
-@register_fold(ev.PLOT_GIVEN)
-def _given(state, e):
-    p = own(state)
-    d = e.data
-    p["drawn"].remove(d["card"])
-    if not d.get("own"):
-        p["given_to"].append(d["to"])
-    if kind_of(state, d["card"]) == "immediate":
-        p["queue"].append([d["card"], d["to"]])
-    else:
-        p["hands"].setdefault(d["to"], []).append(d["card"])
-        if d["card"] == "opinion-maker":
-            p["opinion"].append(d["to"])
-
-
-@register_fold(ev.PLOT_DISCARDED)
-def _discarded(state, e):
-    p = own(state)
-    if e.data["card"] in p["drawn"]:
-        p["drawn"].remove(e.data["card"])
-    p["discard"].append(e.data["card"])
-
-
-@register_fold(ev.PLOT_CHOICE_OPENED)
-def _choice_opened(state, e):
-    p = own(state)
-    p["current"] = p["queue"].pop(0)
-    open_phase(state, CHOICE, e, [e.data["holder"]])
-
-
-@register_fold(ev.PLOT_CHOICE_SKIPPED)
-def _choice_skipped(state, e):
-    p = own(state)
-    if p["queue"] and p["queue"][0] == [e.data["card"], e.data["holder"]]:
-        p["queue"].pop(0)
-    p["current"] = None
-    p["discard"].append(e.data["card"])
-
-
-@register_fold(ev.PLOT_REVEAL)
-def _reveal(state, e):
-    p = own(state)
-    if e.data["card"] == "close-eye":
-        p["hands"][e.data["viewer"]].remove("close-eye")
-        p["picked"].append(e.data["subject"])
-        state.own("actors").remove(e.data["viewer"])
-    else:
-        p["current"] = None
-    p["discard"].append(e.data["card"])
-
-
-@register_fold(ev.PLOT_DECLARED)
-def _declared(state, e):
-    own(state).setdefault("declared", []).append(e.data["holder"])
-
-
-@register_fold(ev.PLOT_TAKEN)
-def _taken(state, e):
-    p = own(state)
-    d = e.data
-    if d.get("from_hand"):  # avalon-2020: a kept Take Responsibility, played when liked
-        p["hands"][d["by"]].remove("take-responsibility")
-        p["hands"][d["source"]].remove(d["card"])
-        p["hands"][d["by"]].append(d["card"])
-        p["discard"].append("take-responsibility")
-        return
-    p["hands"][d["source"]].remove(d["card"])
-    p["hands"].setdefault(d["by"], []).append(d["card"])
-    if d["card"] == "opinion-maker":
-        p["opinion"].remove(d["source"])
-        p["opinion"].append(d["by"])
-    p["current"] = None
-    p["discard"].append("take-responsibility")
-
-
-@register_fold(ev.PLOT_SPOTLIGHT)
-def _spotlight(state, e):
-    pass
-
-
-@register_fold(ev.TEAM_VETOED)
-def _vetoed(state, e):
-    state.rejections += 1
-    own(state)["spotlight"] = []
-
-
-@register_fold(ev.PLOT_ORDER_SEEN)
-def _order_seen(state, e):
-    pass
-
+from .plot_deck import DRAW, deck_for, find_card
+from .plot_folds import CHOICE, HAND_OUT, WINDOW, card_name, kind_of, own, plot  # noqa: F401  (their names here, as before)
+from .plot_plays import CardPlays
+from .state import GameState
 
 # --- the plug-in ------------------------------------------------------------------------
 
 
-class PlotCards(RulePlugin):
+class PlotCards(CardPlays, RulePlugin):
     name = "plot_cards"
     handles = (GiveCard, PlayCard, TakeCard, Choose, PassCard, ProxyVote)
+    phases = {WINDOW: "card_window", HAND_OUT: "choice", CHOICE: "choice"}
+    phase_words = {HAND_OUT: "the hand-out of the Plot Cards", CHOICE: "a Plot Card's choice",
+                   WINDOW: "the chance to play a Plot Card"}
+    command_words = {"GiveCard": "GIVE", "PlayCard": "PLAY", "TakeCard": "TAKE", "Choose": "CHOOSE",
+                     "PassCard": "PASS", "ProxyVote": "PROXY"}
+
+    @classmethod
+    def for_config(cls, config) -> "PlotCards":
+        return cls(config.preset)
 
     def __init__(self, preset: str = "resistance-plot"):
         self.preset = preset
@@ -251,7 +56,7 @@ class PlotCards(RulePlugin):
     # a round: Strong Leader, the draw, the hand-out, the immediate cards
     def before_round(self, tx, mission, leader) -> bool:
         tx.emit(ev.PLOT_ROUND, mission=mission, leader=leader)
-        holders = self._holders(tx.state, "strong-leader")
+        holders = self._strong_holders(tx.state, leader)
         if holders and not self._strong_blocked(tx.state):
             tx.emit(ev.PLOT_WINDOW, window="round_start", holders=holders, card="strong-leader")
         else:
@@ -275,7 +80,7 @@ class PlotCards(RulePlugin):
     def _receivers(self, s: GameState) -> list[str]:
         p = plot(s)
         leader = p["round"]["leader"]
-        return [n for n in s.names if n != leader and n not in p["given_to"] and not s.seat(n).disqualified]
+        return [n for n in s.names if n != leader and n not in p["given_to"] and not s.player(n).disqualified]
 
     def _after_give(self, tx) -> None:
         """Resolve the immediate cards once every drawn card is given; a card no one may
@@ -295,7 +100,7 @@ class PlotCards(RulePlugin):
         while p["queue"]:
             card, holder = p["queue"][0]
             others_hold = any(h for n, h in p["hands"].items() if n != holder and h)
-            if s.seat(holder).disqualified:
+            if s.player(holder).disqualified:
                 tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="the holder is disqualified")
             elif card == "take-responsibility" and not others_hold:
                 tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="no one holds a card to take")
@@ -335,7 +140,8 @@ class PlotCards(RulePlugin):
                            "(Chicago Proxy).", private=cmd.via == "pm")
         if cmd.via == "pm" and cmd.author in plot(state)["opinion"]:
             return Refusal("You hold Opinion Maker: your team votes count only as bold comments "
-                           "in the thread.", "**APPROVE** or **REJECT** in the thread", private=True)
+                           "in the thread.", said("APPROVE") + " or " + said("REJECT") + " in the thread",
+                           private=True)
         return None
 
     # commands
@@ -364,7 +170,7 @@ class PlotCards(RulePlugin):
         if cmd.author != leader:
             return Refusal(f"Only the leader, {leader}, hands out this round's cards.")
         card = find_card(cmd.card)
-        form = f"**GIVE: {card_name(p['drawn'][0])} -> name**" if p["drawn"] else ""
+        form = said(f"GIVE: {card_name(p['drawn'][0])} -> name") if p["drawn"] else ""
         if card is None or card.key not in p["drawn"]:
             left = ", ".join(card_name(c) for c in p["drawn"])
             return Refusal(f"'{cmd.card}' is not one of the cards still to give: {left}.", form)
@@ -390,9 +196,9 @@ class PlotCards(RulePlugin):
         if cmd.author != holder:
             return Refusal(f"{card_name(card)} is {holder}'s to resolve.")
         if card == "take-responsibility":
-            return Refusal("Take Responsibility takes a card: **TAKE: card FROM name**.")
+            return Refusal(("Take Responsibility takes a card: " + said("TAKE: card FROM name") + "."))
         target = s.seat(cmd.target)
-        form = "**CHOOSE: name**"
+        form = said("CHOOSE: name")
         if target is None:
             return Refusal(f"{cmd.target} is not a player in this game.", form)
         if target.name == holder:
@@ -405,14 +211,14 @@ class PlotCards(RulePlugin):
         else:  # Open Up and Establish Confidence: the target learns the holder's
             viewer, subject = target.name, holder
         tx.emit(ev.PLOT_REVEAL, card=card, holder=holder, target=target.name, viewer=viewer,
-                subject=subject, side=s.seat(subject).side)
+                subject=subject, side=s.player(subject).side)
         self._next_choice(tx)
         return None
 
     def _take(self, tx, cmd: TakeCard):
         s = tx.state
         p = own(s)
-        form = "**TAKE: card FROM name**"
+        form = said("TAKE: card FROM name")
         if self.y2020 and "take-responsibility" in p["hands"].get(cmd.author, []):
             card = find_card(cmd.card)
             source = s.seat(cmd.source)
@@ -439,115 +245,11 @@ class PlotCards(RulePlugin):
         self._next_choice(tx)
         return None
 
-    def _play(self, tx, cmd: PlayCard):
-        s = tx.state
-        p = own(s)
-        card = find_card(cmd.card)
-        if card is None or card.key not in p["hands"].get(cmd.author, []):
-            return Refusal(f"You do not hold '{cmd.card}'.")
-        if card.key == "chicago-proxy":
-            return self._chicago(tx, cmd)
-        if card.key == "close-eye":
-            if self.y2020 and s.phase == WINDOW and p["window"]["kind"] == "after_result" \
-                    and cmd.author in s.actors and not cmd.target:
-                if cmd.author in p.get("declared", []):
-                    return Refusal("You have played it; now name a team member by PM: **CHOOSE: name**.",
-                                   private=True)
-                tx.emit(ev.PLOT_DECLARED, holder=cmd.author, card="close-eye")
-                return None
-            if s.phase == WINDOW and p["window"]["kind"] == "after_result" and cmd.target:
-                return self._close_eye(tx, cmd.author, cmd.target, "thread")
-            return Refusal("Keeping a Close Eye on You is answered by PM after a mission's result: "
-                           "**CHOOSE: name**.", private=True)
-        if card.kind == "permanent":
-            return Refusal(f"{card.name} works by itself; there is nothing to play.")
-        windows = {card.window} | ({"after_veto"} if card.key == "strong-leader" and self.y2020 else set())
-        if s.phase != WINDOW or p["window"]["kind"] not in windows or cmd.author not in s.actors:
-            when = {"round_start": "at the start of a round, before the cards are drawn",
-                    "approved": "right after a team is approved"}[card.window]
-            return Refusal(f"{card.name} is played {when}. You keep it.")
-        if card.key == "strong-leader":
-            if self._strong_blocked(s):
-                return Refusal("A Strong Leader was played already and no vote has been taken since. "
-                               "You keep your card.")
-            after_veto = p["window"]["kind"] == "after_veto"
-            tx.emit(ev.PLOT_PLAYED, card=card.key, holder=cmd.author)
-            tx.emit(ev.PLOT_WINDOW_CLOSED)
-            if after_veto:  # avalon-2020: the holder leads the next proposal of this quest
-                from .engine import open_proposal
-                open_proposal(tx, s.mission, cmd.author)
-            else:
-                self._draw(tx)
-            return None
-        target = None
-        if card.key == "spotlight":
-            target = s.seat(cmd.target) if cmd.target else None
-            if target is None or target.name not in s.team:
-                return Refusal("In the Spotlight names a member of the approved team.",
-                               "**PLAY: In the Spotlight -> name**")
-            target = target.name
-        tx.emit(ev.PLOT_PLAYED, card=card.key, holder=cmd.author, target=target)
-        if not tx.state.actors:
-            self._close_window(tx)
-        return None
-
     def _pass(self, tx, cmd: PassCard):
         s = tx.state
         if s.phase != WINDOW or cmd.author not in s.actors:
             return Refusal("You have no card waiting for an answer now.")
         tx.emit(ev.PLOT_PASSED, holder=cmd.author)
-        if not tx.state.actors:
-            self._close_window(tx)
-        return None
-
-    def _chicago(self, tx, cmd: PlayCard):
-        s = tx.state
-        form = "**PLAY: Chicago Proxy -> name APPROVE**"
-        if s.phase != "team_vote":
-            return Refusal("Chicago Proxy is played while a team vote is open. You keep it.", form)
-        target = s.seat(cmd.target) if cmd.target else None
-        if target is None or target.name == cmd.author:
-            return Refusal("Name another player whose vote you will cast.", form)
-        if target.disqualified or target.name in s.proxied or target.name in s.not_voting:
-            return Refusal(f"{target.name}'s vote cannot be proxied now.", form)
-        if cmd.author in s.proxied:
-            return Refusal("Your own vote is being cast by someone else.", form)
-        tx.emit(ev.PLOT_PLAYED, card="chicago-proxy", holder=cmd.author, target=target.name)
-        if cmd.choice:
-            tx.emit(ev.VOTE_CAST, player=target.name, vote=cmd.choice, via="proxy", by=cmd.author)
-        return None
-
-    def _proxy_vote(self, tx, cmd: ProxyVote):
-        s = tx.state
-        if s.phase != "team_vote" or s.proxied.get(cmd.target) != cmd.author:
-            return Refusal(f"You are not casting {cmd.target}'s vote.", "**PROXY: name APPROVE**")
-        tx.emit(ev.VOTE_CAST, player=cmd.target, vote=cmd.choice, via="proxy", by=cmd.author)
-        return None
-
-    def _close_eye(self, tx, holder: str, target_name: str, via: str):
-        s = tx.state
-        p = own(s)
-        if holder not in s.actors:
-            return Refusal("You have no Keeping a Close Eye on You to answer now.", private=True)
-        if "close-eye" not in p["hands"].get(holder, []):  # taken by a kept Take Responsibility
-            return Refusal("Your Keeping a Close Eye on You was taken from you: answer **PASS**.",
-                           private=True)
-        if self.y2020 and holder not in p.get("declared", []):
-            return Refusal("First play the card in the thread: **PLAY: Keeping a Close Eye on You**.",
-                           private=True)
-        if via != "pm":
-            return Refusal("Keeping a Close Eye on You is answered by PM: **CHOOSE: name**.", private=True)
-        target = s.seat(target_name)
-        team = s.missions[-1]["team"]
-        if target is None or target.name not in team or target.name == holder:
-            return Refusal(f"Name one member of the mission's team: {', '.join(n for n in team if n != holder)}.",
-                           "**CHOOSE: name**", private=True)
-        if target.name in p.get("picked", []):
-            return Refusal(f"{target.name} has been picked by another holder; pick someone else.",
-                           "**CHOOSE: name**", private=True)
-        tx.emit(ev.PLOT_REVEAL, card="close-eye", holder=holder, target=target.name, viewer=holder,
-                subject=target.name, order=s.missions[-1]["orders"][target.name],
-                mission=s.missions[-1]["number"])
         if not tx.state.actors:
             self._close_window(tx)
         return None
@@ -572,7 +274,7 @@ class PlotCards(RulePlugin):
             if veto is not None:
                 tx.emit(ev.TEAM_VETOED, holder=veto[0], card="no-confidence", mission=s.mission,
                         proposal=s.attempt, rejections=s.rejections + 1)
-                holders = self._holders(s, "strong-leader")
+                holders = self._strong_holders(s, s.next_leader(s.leader))
                 if self.y2020 and holders and s.rejections < 5:
                     tx.emit(ev.PLOT_WINDOW, window="after_veto", holders=holders, card="strong-leader")
                     return
@@ -599,7 +301,12 @@ class PlotCards(RulePlugin):
     # helpers
     def _holders(self, s: GameState, key: str) -> list[str]:
         hands = plot(s)["hands"]
-        return [n for n in s.names if key in hands.get(n, []) and not s.seat(n).disqualified]
+        return [n for n in s.names if key in hands.get(n, []) and not s.player(n).disqualified]
+
+    def _strong_holders(self, s: GameState, leader: str) -> list[str]:
+        """Who is offered a Strong Leader window: its holders but the player who leads
+        anyway (`leader`)."""
+        return [n for n in self._holders(s, "strong-leader") if n != leader]
 
     def _strong_blocked(self, s: GameState) -> bool:
         return plot(s)["strong_at"] == len(s.vote_history)
@@ -610,5 +317,8 @@ class PlotCards(RulePlugin):
         return [names[i - 1], names[(i + 1) % len(names)]]
 
     def _from_leader(self, s: GameState) -> list[str]:
-        i = s.names.index(s.leader)
+        i = s.names.index(s.leader or "")
         return s.names[i:] + s.names[:i]
+
+
+PLUGIN = PlotCards

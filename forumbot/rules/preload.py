@@ -4,7 +4,7 @@ order before the vote closes. It applies if the team is approved. Conditional pr
 from __future__ import annotations
 
 from . import events as ev
-from .commands import MissionOrder, Refusal
+from .commands import MissionOrder, Refusal, said
 from .hooks import RulePlugin
 from .state import RESISTANCE, TEAM_VOTE, register_fold
 
@@ -33,9 +33,9 @@ class Preloading(RulePlugin):
         if (cmd.author == s.public) != (cmd.via == "thread"):
             where = "in the thread" if cmd.author == s.public else "by PM"
             return Refusal(f"Your order on this proposal goes {where}.", private=True)
-        if cmd.choice == "sabotage" and s.seat(cmd.author).side == RESISTANCE:
+        if cmd.choice == "sabotage" and s.player(cmd.author).side == RESISTANCE:
             return Refusal(f"Members of {s.config.rules.resistance_name} can only SUPPORT a mission.",
-                           "**SUPPORT**", private=True)
+                           said("SUPPORT"), private=True)
         tx.emit(ev.ORDER_PRELOADED, player=cmd.author, order=cmd.choice, mission=s.mission,
                 proposal=s.attempt)
         return None
@@ -44,5 +44,8 @@ class Preloading(RulePlugin):
         s = tx.state
         for name, load in sorted(s.extra.get("preloads", {}).items()):
             if (load["mission"], load["proposal"]) == (s.mission, s.attempt) and name in s.team \
-                    and not s.seat(name).disqualified:
+                    and not s.player(name).disqualified:
                 tx.emit(ev.ORDER_CAST, player=name, order=load["order"], preloaded=True)
+
+
+PLUGIN = Preloading

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..deadlines import due
 from .assassin import PHASE as ASSASSINATION
@@ -33,11 +34,19 @@ from .roles import role_set
 from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
 
 
-def random_command(state: GameState, rng: random.Random, at: datetime, patience: float = 0.97):
-    """A legal command, or the open phase's deadline now and then (1 - patience)."""
-    if rng.random() > patience and due(state) is not None:
-        return Expire(at=due(state), author="", phase_id=state.phase_id)
+def random_command(state: GameState, rng: random.Random, at: datetime, patience: float = 0.97,
+                   modules: bool = True):
+    """A legal command, or the open phase's deadline now and then (1 - patience).
+    `modules=False`: the core's move alone (and the card decks')."""
     s = state
+    if modules:
+        if rng.random() > patience and (when := due(s)) is not None:
+            return Expire(at=when, author="", phase_id=s.phase_id)
+        last = _LAST
+        if last[0] is not s.config:
+            last = _module_moves(s.config)
+        if last[1]:  # a rule module with random moves of its own
+            return _module_move(s, rng, at, last[2], last[3])
     phase = s.phase
     config = s.config
     extra = s.extra
@@ -57,7 +66,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
                 return TakeCard(at, taker, BY_KEY[card].name, source)
     if phase == MISSION:
         member = rng.choice(s.waiting_for())
-        side = s.seat(member).side
+        side = s.player(member).side
         order = "support" if side == RESISTANCE or rng.random() < 0.4 else "sabotage"
         return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
     rules = config.rules
@@ -76,7 +85,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         size = s.team_size()
         team = tuple(rng.sample(active, size)) if len(active) >= size else tuple(active)
         public = rng.choice(team) if s.mission in rules.public_order_missions else None
-        return Propose(at, s.leader, team, public)
+        return Propose(at, s.leader or "", team, public)
     if phase == TEAM_VOTE:
         proxied, votes, barred = s.proxied, s.votes, s.not_voting
         voters = [n for n in active if n not in votes and n not in barred] or active  # s.waiting_for()
@@ -101,7 +110,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         return LadyTarget(at, holder, rng.choice([n for n in s.names if n not in s.extra["lady_past"]]))
     if s.phase in ("prep_window", "prep_card"):
         return _mission_card_move(s, rng, at)
-    plot = s.extra.get("plot")
+    plot: Any = s.extra.get("plot")
     if s.phase == "hand_out":
         leader = s.actors[0]
         targets = [n for n in active if n != leader and n not in plot["given_to"]]
@@ -130,11 +139,45 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         if kind == "after_result" and s.config.preset == "avalon-2020" and holder not in plot.get("declared", []):
             return PlayCard(at, holder, "Keeping a Close Eye on You")
         if kind == "after_result":
-            team = [n for n in s.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
-            if team:
-                return Choose(at, holder, rng.choice(team), via="pm")
+            others = [n for n in s.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
+            if others:
+                return Choose(at, holder, rng.choice(others), via="pm")
         return PassCard(at, holder)
     raise AssertionError(f"no random move for phase {s.phase}")
+
+
+def _module_move(s: GameState, rng: random.Random, at: datetime, movers: list, amenders: list):
+    """A rule module's own move (RulePlugin.random_move), or the core's with the modules'
+    part of it (random_amend)."""
+    for p in movers:
+        if (move := p.random_move(s, rng, at)) is not None:
+            return move
+    move = random_command(s, rng, at, modules=False)
+    for p in amenders:
+        move = p.random_amend(s, rng, move)
+    return move
+
+
+def _module_moves(config) -> tuple:
+    """The game's plug-ins that offer random moves of their own, and those that add to the
+    core's (RulePlugin.random_move, random_amend)."""
+    from .hooks import RulePlugin, plugins_for
+
+    global _LAST
+    plugins = plugins_for(config)
+    cached = _MOVES.get(id(plugins))
+    if cached is None or cached[0] is not plugins:
+        movers = [p for p in plugins if type(p).random_move is not RulePlugin.random_move]
+        amenders = [p for p in plugins if type(p).random_amend is not RulePlugin.random_amend]
+        cached = _MOVES[id(plugins)] = (plugins, movers, amenders)
+    _LAST = (config, bool(cached[1] or cached[2]), cached[1], cached[2])
+    return _LAST
+
+
+_MOVES: dict[int, tuple] = {}
+_LAST: tuple = (None, False, [], [])  # the config asked for last: any moves?, movers, amenders
+
+
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
@@ -157,10 +200,11 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
         if result.__class__ is Refusal:
             refusals += 1
             continue
-        state, new = result
+        state, new = result  # type: ignore[misc]  # (not a Refusal)
         events += new
-        if state.last_event_at > at:
-            at = state.last_event_at
+        last = state.last_event_at
+        if last is not None and last > at:
+            at = last
     return state, events, refusals
 
 
@@ -179,7 +223,7 @@ def host_move(state: GameState, at: datetime):
       stand-in);
     - every seat is disqualified at a proposal: no one may lead, and the host SKIPs it (the
       table stalls, and the game ends abandoned)."""
-    if state.phase == ASSASSINATION and state.actors and state.seat(state.actors[0]).disqualified:
+    if state.phase == ASSASSINATION and state.actors and state.player(state.actors[0]).disqualified:
         names = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
         pool = list(state.config.reserves) + [f"standin{k}" for k in range(1, 100)]
         newcomer = next((n for n in pool if n.casefold() not in names

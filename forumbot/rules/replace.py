@@ -6,6 +6,7 @@ stands under the new name, and the old name no longer belongs to anyone in the g
 from __future__ import annotations
 
 import re
+from dataclasses import fields, is_dataclass, replace
 
 from . import events as ev
 from .commands import Refusal
@@ -50,6 +51,8 @@ def renamed(value, old: str, new: str):
         return {renamed(k, old, new): renamed(v, old, new) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return type(value)(renamed(v, old, new) for v in value)
+    if is_dataclass(value) and not isinstance(value, type):  # a plug-in's typed state
+        return replace(value, **{f.name: renamed(getattr(value, f.name), old, new) for f in fields(value)})
     return value
 
 
@@ -73,12 +76,14 @@ def check(state: GameState, old: str, new: str) -> Refusal | None:
 def _replaced(state: GameState, e: ev.Event) -> None:
     old, new = e.data["player"], e.data["by"]
     state.own("seats")
-    seat = state.seat(old)
+    seat = state.player(old)
     seat.name = new
     seat.disqualified = False
     seat.missed = 0
-    for f in _RENAMED:
-        state.put(f, renamed(getattr(state, f), old, new))  # new containers, all the way down
+    for f in _RENAMED:  # new containers, all the way down (a plug-in's key in `extra` stays)
+        value = getattr(state, f)
+        state.put(f, {k: renamed(v, old, new) for k, v in value.items()} if f == "extra"
+                  else renamed(value, old, new))
     for key in state.extra:
         state.put_extra(key, state.extra[key])
     replaced = {k: (new if v == old else v) for k, v in state.replaced.items()}

@@ -37,7 +37,7 @@ class PlainRoles:
         return SPIES if role == config.rules.spy_role else RESISTANCE
 
     def knowledge(self, state: GameState, name: str) -> list[Knowledge]:
-        me = state.seat(name)
+        me = state.player(name)
         if me.side != SPIES or not state.config.rules.spies_know_each_other:
             return []
         label = state.config.rules.spy_role
@@ -59,6 +59,7 @@ class AvalonRoles:
         spies = spy_count(players)
         evil = ["assassin"] + sorted(r for r in config.roles if r in EVIL and r != "assassin")
         good = ["merlin"] + (["percival"] if "percival" in config.roles else [])
+        good += sorted(r for r in config.roles if module_roles().get(r) == RESISTANCE)
         evil += ["minion"] * (spies - len(evil))
         good += ["servant"] * (players - spies - len(good))
         return good, evil
@@ -79,7 +80,7 @@ class AvalonRoles:
         return SPIES if role in EVIL else RESISTANCE
 
     def knowledge(self, state: GameState, name: str) -> list[Knowledge]:
-        me = state.seat(name)
+        me = state.player(name)
         others = [s for s in state.seats if s.name != name]
         if me.role in EVIL and me.role != "oberon":
             with_roles = state.config.rules.spies_know_roles
@@ -94,13 +95,20 @@ class AvalonRoles:
         return []
 
 
-ROLE_SETS = {
+ROLE_SETS: dict[str, PlainRoles | AvalonRoles] = {
     "resistance": PlainRoles(),
     "resistance-plot": PlainRoles(),
     "so-say-we-all": PlainRoles(),
     "avalon": AvalonRoles(),
     "avalon-2020": AvalonRoles(),
 }
+
+
+def module_roles() -> dict[str, str]:
+    """The roles the rule modules add (RulePlugin.roles): role -> side."""
+    from .hooks import plugin_classes
+
+    return {r: side for cls in plugin_classes() for r, side in cls.roles.items()}
 
 
 def role_set(config: GameConfig) -> PlainRoles | AvalonRoles:

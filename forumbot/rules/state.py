@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from . import events as ev
 from .config import GameConfig
@@ -24,19 +24,18 @@ PHASE_WORDS = {
     PROPOSAL: "the proposal",
     TEAM_VOTE: "the team vote",
     MISSION: "the mission",
-    "hand_out": "the hand-out of the Plot Cards",
-    "plot_choice": "a Plot Card's choice",
-    "card_window": "the chance to play a Plot Card",
-    "prep_window": "Mission Prep, the chance to play a kept Mission Card",
-    "prep_card": "Mission Prep, following the drawn Mission Cards",
-    "lady": "the Lady of the Lake",
-    "assassination": "the assassination",
-}
+}  # (the rule modules declare theirs: RulePlugin.phase_words)
 
 
 def phase_words(phase: str) -> str:
     """A phase in words, with its article: "the hand-out of the Plot Cards"."""
-    return PHASE_WORDS.get(phase, "the " + phase.replace("_", " "))
+    words = PHASE_WORDS.get(phase)
+    if words is None:
+        from .hooks import plugin_classes
+
+        words = next((c.phase_words[phase] for c in plugin_classes() if phase in c.phase_words),
+                     "the " + phase.replace("_", " "))
+    return words
 
 
 @dataclass
@@ -164,6 +163,13 @@ class GameState:
                 return s
         return None
 
+    def player(self, name: str) -> Seat:
+        """The seat of `name`, a player of this game (`seat` when it may be no one's)."""
+        for s in self.seats:
+            if s.name == name:
+                return s
+        raise ValueError(f"{name!r} is not a player in this game")
+
     def aliases(self) -> dict[str, str]:
         """Extra names the bot accepts for a seat: the host's aliases, and replaced players'
         names for whoever took their seat."""
@@ -191,7 +197,7 @@ class GameState:
     def fails_needed(self) -> int:
         return fails_needed(self.config.rules, len(self.seats), self.mission)
 
-    def next_leader(self, after: str) -> str:
+    def next_leader(self, after: str | None) -> str:
         """The next seat after `after` in leader order, skipping disqualified seats."""
         seats = self.seats
         n = len(seats)
@@ -227,7 +233,7 @@ class GameState:
             return [s.name for s in self.seats if not s.disqualified and s.name not in votes
                     and s.name not in barred]
         if self.phase == MISSION:
-            return [n for n in self.team if n not in self.orders and not self.seat(n).disqualified]
+            return [n for n in self.team if n not in self.orders and not self.player(n).disqualified]
         if self.running:
             return list(self.actors)
         return []
@@ -295,165 +301,6 @@ def _core(event_type: str):
     return deco
 
 
-@_core(ev.GAME_STARTED)
-def _started(state, event):
-    d = event.data
-    state.put("seats", [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]])
-    state.seed = d.get("seed", 0)
-
-
-@_core(ev.PROPOSAL_OPENED)
-def _proposal_opened(state, event):
-    d = event.data
-    if d["mission"] != state.mission:
-        state.mission = d["mission"]
-        state.attempt = 0
-        state.rejections = 0
-    state.attempt += 1
-    state.leader = d["leader"]
-    state.team = ()
-    state.public = None
-    state.votes, state.vote_via, state.orders = {}, {}, {}
-    state.fresh("votes", "vote_via", "orders")
-    _open(state, PROPOSAL, event)
-
-
-@_core(ev.TEAM_PROPOSED)
-def _team_proposed(state, event):
-    d = event.data
-    state.team = tuple(d["team"])
-    state.public = d.get("public")
-    state.not_voting = list(d.get("not_voting", []))
-    state.proxied, state.votes, state.vote_via, state.critical = {}, {}, {}, set()
-    state.fresh("not_voting", "proxied", "votes", "vote_via", "critical")
-    state.last_vote_at = None
-    state.missed_proposals = state.stall_warned_at = 0
-    _open(state, TEAM_VOTE, event)
-
-
-@_core(ev.VOTE_CAST)
-def _vote_cast(state, event):
-    d = event.data
-    player = d["player"]
-    state.last_vote_at = event.at
-    fields, owned = state.__dict__, state._owned
-    if owned is not None and "votes" not in owned:  # state.own("votes"), own("vote_via"): the hot path
-        fields["votes"] = fields["votes"].copy()
-        owned.add("votes")
-    if owned is not None and "vote_via" not in owned:
-        fields["vote_via"] = fields["vote_via"].copy()
-        owned.add("vote_via")
-    fields["votes"][player] = d["vote"]
-    fields["vote_via"][player] = d["via"]
-    if d.get("critical"):
-        state.own("critical").add(player)
-    elif player in state.critical:
-        state.own("critical").discard(player)
-
-
-@_core(ev.VOTE_CLOSED)
-def _vote_closed(state, event):
-    d = event.data
-    state.own("vote_history").append(d)
-    if d["critical"]:
-        state.own("critical_spent").update(d["critical"])
-    defaulted = d["defaulted"]
-    not_voting, proxied = d.get("not_voting"), d.get("proxied")
-    barred = set(not_voting or ()) | set(proxied or ()) if not_voting or proxied else ()
-    changed = [(i, s.missed + 1 if s.name in defaulted else 0) for i, s in enumerate(state.seats)
-               if not s.disqualified and s.name not in barred
-               and (s.missed or s.name in defaulted)]  # a seat's missed votes in a row
-    if changed:
-        seats = state.own("seats")
-        for i, missed in changed:
-            seats[i].missed = missed
-    if not d["approved"]:
-        state.rejections += 1
-
-
-@_core(ev.PROPOSAL_MISSED)
-def _proposal_missed(state, event):
-    state.missed_proposals += 1
-    if event.data.get("counts_as_rejection"):
-        state.rejections += 1
-
-
-@_core(ev.PROPOSALS_STALLED)
-def _stalled(state, event):
-    state.stall_warned_at = state.missed_proposals
-
-
-@_core(ev.MISSION_OPENED)
-def _mission_opened(state, event):
-    state.put("orders", {})
-    _open(state, MISSION, event)
-
-
-@_core(ev.ORDER_CAST)
-def _order_cast(state, event):
-    state.own("orders")[event.data["player"]] = event.data["order"]
-
-
-@_core(ev.MISSION_RESOLVED)
-def _mission_resolved(state, event):
-    d = event.data
-    state.own("missions").append(d)
-    if state.config.missed.orders_count:
-        defaulted = d["defaulted"]
-        if defaulted or any(state.seat(n).missed for n in d["team"]):
-            state.own("seats")
-            for n in d["team"]:
-                s = state.seat(n)
-                if not s.disqualified:
-                    s.missed = s.missed + 1 if n in defaulted else 0
-
-
-@_core(ev.PLAYER_DISQUALIFIED)
-def _disqualified(state, event):
-    state.own("seats")
-    state.seat(event.data["player"]).disqualified = True
-
-
-@_core(ev.DEADLINE_EXTENDED)
-def _extended(state, event):
-    state.extension += event.data["seconds"]
-
-
-@_core(ev.DEADLINE_MOVED)
-def _moved(state, event):  # the whole open deadline moves by `seconds`, close_grace too
-    d = event.data
-    state.extension += d["seconds"]
-    if state.last_vote_at is not None:
-        state.last_vote_at += timedelta(seconds=d["seconds"])
-
-
-@_core(ev.GAME_PAUSED)
-def _paused(state, event):
-    d = event.data
-    state.paused_at = event.at
-    state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
-
-
-@_core(ev.GAME_RESUMED)
-def _resumed(state, event):
-    state.extension += event.data["paused_seconds"]
-    state.paused_at = None
-    state.paused_until = None
-
-
-@_core(ev.REMINDERS_SENT)
-def _reminded(state, event):
-    state.reminded = event.data["phase_id"]
-
-
-@_core(ev.GAME_ENDED)
-def _ended(state, event):
-    d = event.data
-    state.winner = d["winner"]
-    state.win_reason = d["reason"]
-    _open(state, FINISHED, event)
-
-
 def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] | None = None) -> None:
     """Open a phase (a plug-in's too): a new phase id, and its clock starts now."""
     _open(state, phase, event)
@@ -466,3 +313,6 @@ def _open(state: GameState, phase: str, event: ev.Event) -> None:
     state.phase = phase
     state.phase_id += 1
     state.phase_opened_at = event.at
+
+
+from . import folds  # noqa: E402, F401  (the core's folds: registered on import)

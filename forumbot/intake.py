@@ -1,0 +1,105 @@
+"""Intake: a player's parsed command -> the rules' command, or the words of why it cannot
+be. Pure: the game's state, the parsed text, the seat, the channel and the time in; nothing
+out but the answer. A rule module reads its own commands (`RulePlugin.reads`/`command`):
+intake asks each module of the table first, then reads the core's."""
+from __future__ import annotations
+
+from datetime import datetime
+from functools import partial
+
+from .limits import TARGET_COMMANDS
+from .parsing import NameProblem, Parsed, resolve_name
+from .rules.commands import (
+    Choose,
+    Command,
+    GiveCard,
+    MissionOrder,
+    PassCard,
+    PlayCard,
+    Propose,
+    ProxyVote,
+    TakeCard,
+    TeamVote,
+)
+from .rules.hooks import MODULES, plugin_class
+from .rules.state import GameState
+
+
+def command_for(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | str:
+    """The rules' command for a parsed one from `seat`, or the reason it cannot be."""
+    core = partial(core_command, state, seat=seat, via=via, at=at)
+    for row in MODULES:
+        cls = plugin_class(row)
+        if cls.reads(state, parsed):
+            if not row.on(state.config):
+                return f"{parsed.text} is not part of this game ({state.config.rules.title})."
+            return cls.command(state, parsed, seat, via, at, core)
+    if parsed.more:  # a suffix no module of the table reads (cannot be: parsing knows them)
+        return f"{parsed.text} is not available in this game."
+    return core(parsed)
+
+
+def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | str:
+    """The core's reading of `parsed` (a rule module's `command` may build on it)."""
+    command: Command
+    if parsed.verb == "propose":
+        team = []
+        for raw in parsed.names:
+            name = resolve_name(raw, state.names, state.aliases())
+            if isinstance(name, NameProblem):
+                return name.message + " Nothing was changed. The right form: **PROPOSE: name, name**"
+            team.append(name)
+        public = None
+        if parsed.extra:
+            found = resolve_name(parsed.extra, state.names, state.aliases())
+            if isinstance(found, NameProblem):
+                return found.message + " Nothing was changed."
+            public = found
+        command = Propose(at=at, author=seat, team=tuple(team), public=public)
+    elif parsed.verb == "vote" and parsed.extra == "pass" and seat in state.actors \
+            and state.phase not in ("proposal", "team_vote", "mission"):
+        command = PassCard(at=at, author=seat)  # PASS on an optional card
+    elif parsed.verb == "vote":
+        command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via,
+                           critical=parsed.extra == "critical")
+    elif parsed.verb in ("give", "take", "play", "choose", "proxy"):
+        names = []
+        for raw in parsed.names:
+            typed = resolve_name(raw, state.names, state.aliases())
+            if isinstance(typed, NameProblem) and parsed.verb == "play" and not typed.candidates:
+                typed = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
+            if isinstance(typed, NameProblem):
+                return typed.message + " Nothing was changed."
+            names.append(typed)
+        if parsed.verb == "give":
+            command = GiveCard(at=at, author=seat, card=parsed.extra, target=names[0])
+        elif parsed.verb == "take":
+            command = TakeCard(at=at, author=seat, card=parsed.extra, source=names[0])
+        elif parsed.verb == "play":
+            command = PlayCard(at=at, author=seat, card=parsed.extra,
+                               target=names[0] if names else None, choice=parsed.choice)
+        elif parsed.verb == "proxy":
+            command = ProxyVote(at=at, author=seat, target=names[0], choice=parsed.choice)
+        else:
+            command = Choose(at=at, author=seat, target=names[0], via=via)
+    elif parsed.verb == "order":
+        command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
+    elif parsed.verb in TARGET_COMMANDS:
+        target = resolve_name(parsed.names[0], state.names, state.aliases())
+        if isinstance(target, NameProblem):
+            return target.message + " Nothing was changed."
+        command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=target)
+    else:
+        return f"{parsed.text} is not available in this game."
+    return command
+
+
+def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] | str:
+    """Typed names -> the players' names, or the words of the first that is no one's."""
+    out = []
+    for raw in raws:
+        name = resolve_name(raw, state.names, state.aliases())
+        if isinstance(name, NameProblem):
+            return name.message + " Nothing was changed."
+        out.append(name)
+    return out

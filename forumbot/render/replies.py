@@ -1,0 +1,160 @@
+"""The bot's answers to one sender (and its notes to a host) in the shell's own words: a
+message it cannot route, a host command's form, a post that could not go out. Each takes
+the forum's markup (`markup_for(forum.markup.value)`), so a BBCode forum never shows `**`
+or backticks. (Sign-ups: render/signups.py; the rules' refusals: render_refusal.)"""
+from __future__ import annotations
+
+from .markup import Markdown, Markup
+
+MD: Markup = Markdown()
+__all__ = ["MD", "Markup"]
+
+
+# --- routing: which game, and whom the bot answers ----------------------------------------
+
+def game_over(tag: str) -> str:
+    return f"{tag} is over: it takes no commands."
+
+
+def passed_to_host(tag: str) -> str:
+    return (f"I found no command in your message, so I passed it on to the host of {tag}. "
+            "PM me HELP for the commands.")
+
+
+def no_command(m=MD) -> str:
+    return (f"I found no command in your message. PM me HELP for the commands, or "
+            f"{m.code('new game')} as the subject to start a game.")
+
+
+def not_in_tagged(tags: list[int]) -> str:
+    return f"You are not in a running game tagged {', '.join(f'G{t}' for t in sorted(tags))}."
+
+
+def not_in_a_game() -> str:
+    return "You are not in a running game."
+
+
+def several_games(tags: list[str], m=MD) -> str:
+    return (f"You are in several games ({', '.join(tags)}). Put the game's tag in the subject "
+            f"or the message, like {m.code('G12 APPROVE')}. Nothing was changed.")
+
+
+def seat_taken(tag: str, by: str) -> str:
+    return f"You no longer play in {tag}: {by} took your seat. Nothing was changed."
+
+
+def edit_ignored() -> str:
+    return ("Editing a comment does not change a command: the bot takes each command as it "
+            "read when first seen. To change your vote, post a new comment.")
+
+
+# --- a player's command ---------------------------------------------------------------------
+
+def this_game_over() -> str:
+    return "This game is over."
+
+
+def not_a_player() -> str:
+    return "Only the players of this game can do that; you are not one of them."
+
+
+# --- new games ------------------------------------------------------------------------------
+
+def hosts_only() -> str:
+    return "Only the hosts this bot is set up for may start games."
+
+
+def not_a_thread(ref: str) -> str:
+    return f"{ref!r} is not a thread I can post in"
+
+
+def config_problems(problems: list[tuple[str, str]], shown: int, m=MD) -> str:
+    """No game: the config's problems (key, message), the first `shown` of them."""
+    lines = "\n".join(f"- {m.code(key)}: {message[:300]}" for key, message in problems[:shown])
+    if len(problems) > shown:
+        lines += f"\n- ... and {len(problems) - shown} more; fix these first."
+    return (f"No game was created. Your config has {len(problems)} "
+            f"problem{'s' if len(problems) != 1 else ''}:\n\n{lines}")
+
+
+# --- the host's commands ----------------------------------------------------------------------
+
+def no_such_game(tag: str) -> str:
+    return f"There is no game {tag}."
+
+
+def host_only(tag: str, verb: str) -> str:
+    return f"Only the host of {tag} may use {verb.upper()}. Nothing was changed."
+
+
+def not_yet_available(verb: str) -> str:
+    return f"{verb.upper()} is not available in this version of the bot yet."
+
+
+def signups_over(tag: str) -> str:
+    return f"{tag} has started: sign-ups are over."
+
+
+def over(tag: str) -> str:
+    return f"{tag} is over."
+
+
+def pause_form(tag: str, timezone: str, m=MD) -> str:
+    return (f"PAUSE ... UNTIL needs a date and time. The right form: "
+            f"{m.code(f'PAUSE {tag} UNTIL 2026-12-05 18:00')} (in {timezone})")
+
+
+def extend_form(tag: str, example: str = "6h", m=MD) -> str:
+    return f"EXTEND needs a duration. The right form: {m.code(f'EXTEND {tag} {example}')}"
+
+
+def disqualify_form(problem: str, tag: str, m=MD) -> str:
+    return problem + f" The right form: {m.code(f'DISQUALIFY {tag} name')}"
+
+
+def record_form(tag: str, m=MD) -> str:
+    return (f"The right form: {m.code(f'RECORD {tag} name APPROVE')} (or REJECT, SUPPORT, "
+            f"SABOTAGE, {m.code('PROPOSE: a, b')}, {m.code('LADY: x')} ...)")
+
+
+def record_needs(tag: str, m=MD) -> str:
+    return f"RECORD needs a player and what they sent. {record_form(tag, m)}"
+
+
+def not_recorded(tag: str, name: str) -> str:
+    return f"{tag}: that could not be recorded for {name} now. Nothing was changed."
+
+
+def replace_form(tag: str, m=MD) -> str:
+    return f"The right form: {m.code(f'REPLACE {tag} oldname WITH newname')}"
+
+
+def replace_needs(tag: str, m=MD) -> str:
+    return f"REPLACE needs two names. {replace_form(tag, m)}"
+
+
+def spectator_cannot_sit(newcomer: str, tag: str) -> str:
+    return (f"{newcomer} is a spectator of {tag} and has seen every role, so they cannot take "
+            "a seat. Nothing was changed.")
+
+
+def done(tag: str, verb: str) -> str:
+    return f"{tag}: {verb.upper()} done."
+
+
+# --- notes to the host about the outbox -----------------------------------------------------
+
+def signups_open_note(tag: str, where: str, m=MD) -> str:
+    return (f"Sign-ups for {tag} are open: {where}\n\nPlayers comment {m.bold('JOIN')} there. "
+            f"The game starts by itself; put {tag} in your PMs about this game.")
+
+
+def running_note(tag: str, where: str) -> str:
+    return (f"Game {tag} is running: {where}\n\nThe roles have gone out by PM. Put {tag} in "
+            "your PMs about this game.")
+
+
+def undelivered(tag: str, kind: str, to: str | None, error: str) -> str:
+    what = {"pm": f"a PM to {to}", "edit": "an update of the status block in the opening post"
+            }.get(kind, "a post in the game thread")
+    return f"{tag}: I could not deliver {what}: {error}"

@@ -1,0 +1,224 @@
+"""The clock's and the host's commands: deadlines, reminders, PAUSE and RESUME, EXTEND,
+CLOSE, SKIP, DISQUALIFY, REPLACE, RECORD, ABORT; and a table that never proposes."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import events as ev
+from .commands import (
+    Expire,
+    HostAbort,
+    HostClose,
+    HostDisqualify,
+    HostExtend,
+    HostPause,
+    HostRecord,
+    HostReplace,
+    HostResume,
+    HostSkip,
+    Postpone,
+    Refusal,
+    Remind,
+)
+from .missions import _resolve_mission
+from .presets import REJECTIONS_TO_LOSE
+from .state import (
+    MISSION,
+    PROPOSAL,
+    SPIES,
+    TEAM_VOTE,
+)
+from .steps import _end, _open_proposal, _phase_words
+from .team import _close_vote
+
+if TYPE_CHECKING:
+    from .engine import Tx
+
+
+# --- deadlines ----------------------------------------------------------------------
+
+
+def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
+    s = tx.state
+    if cmd.phase_id != s.phase_id:
+        return Refusal("That deadline belongs to a phase that is already over.")
+    if s.phase == PROPOSAL:
+        counts = s.config.rules.missed_proposal_counts_as_rejection
+        tx.emit(ev.PROPOSAL_MISSED, mission=s.mission, leader=s.leader,
+                counts_as_rejection=counts)
+        if counts and s.rejections >= REJECTIONS_TO_LOSE:
+            _end(tx, SPIES, "rejections")
+        elif not _stalled(tx):
+            _open_proposal(tx, s.mission, s.next_leader(s.leader))
+    elif s.phase == TEAM_VOTE:
+        _close_vote(tx)
+    elif s.phase == MISSION:
+        _resolve_mission(tx)
+    elif not any(p.on_expire(tx) for p in tx.plugins):
+        return Refusal(f"Nothing in phase {s.phase} has a deadline.")
+    return None
+
+
+def _stalled(tx: Tx) -> bool:
+    """A table that never proposes (a binding ruling): once every seat in turn has missed its
+    proposal deadline (one full turn of the leadership with no proposal), the host is told,
+    once; if a second full turn passes with no proposal, the game ends, abandoned, winner
+    none, the roles revealed as ABORT does. The count is of missed proposal deadlines in a
+    row (a SKIP of a proposal is one); any proposal resets it. Disqualified seats never lead
+    (they are skipped), so a turn is as many misses as there are seats that can lead; when
+    every seat is disqualified the leadership passes over them all, so a turn is every seat.
+    True if the game ended."""
+    s = tx.state
+    turn = s.leader_rotation()
+    if not s.stall_warned_at:
+        if s.missed_proposals >= turn:
+            tx.emit(ev.PROPOSALS_STALLED, mission=s.mission, missed=s.missed_proposals, turn=turn)
+        return False
+    if s.missed_proposals - s.stall_warned_at < turn:
+        return False
+    tx.emit(ev.GAME_ENDED, winner=None, reason="abandoned", missed=s.missed_proposals,
+            roles={x.name: x.role for x in s.seats})
+    return True
+
+
+
+
+# --- the host's commands, and reminders --------------------------------------------------
+
+
+def _host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
+    s = tx.state
+    if s.phase not in (TEAM_VOTE, MISSION):
+        return Refusal(f"There is no open vote to close: {_phase_words(s)}.")
+    tx.emit(ev.HOST_ACTION, action="close", by=cmd.author, phase=s.phase)
+    _close_vote(tx) if s.phase == TEAM_VOTE else _resolve_mission(tx)
+    return None
+
+
+def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
+    from ..deadlines import due
+
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused; RESUME it first.")
+    if due(s) is None:
+        return Refusal("Nothing open has a deadline to extend.")
+    tx.emit(ev.DEADLINE_EXTENDED, seconds=cmd.seconds, by=cmd.author, phase=s.phase)
+    return None
+
+
+def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
+    """The deadline of the open phase fell while the bot was not running: it moves to
+    `cmd.until`. The whole deadline moves (a close_grace after the last vote too), so that
+    `deadlines.due` is `until` afterwards."""
+    from ..deadlines import due
+
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused: its clocks stood still, so no deadline fell.")
+    when = due(s)
+    if when is None:
+        return Refusal("Nothing open has a deadline to move.")
+    if when > cmd.at:
+        return Refusal("The deadline of the open step has not passed yet; nothing to move.")
+    if cmd.until < cmd.at or cmd.until <= when:
+        return Refusal("A deadline can only be moved to the restart or after it.")
+    if cmd.down_since > cmd.at:
+        return Refusal("The bot cannot have been down since a time after its restart.")
+    seconds = (cmd.until - when).total_seconds()
+    tx.emit(ev.DEADLINE_MOVED, reason=cmd.reason, phase=s.phase, was=when.isoformat(),
+            until=cmd.until.isoformat(), down_since=cmd.down_since.isoformat(),
+            seconds=int(seconds) if seconds == int(seconds) else seconds)
+    return None
+
+
+def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
+    if tx.state.paused_at is not None:
+        return Refusal("The game is paused already.")
+    if cmd.until is not None and cmd.until <= tx.at:
+        return Refusal("That time has passed already.")
+    until = {"until": cmd.until.isoformat()} if cmd.until else {}
+    tx.emit(ev.GAME_PAUSED, by=cmd.author, **until)
+    return None
+
+
+def _host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
+    s = tx.state
+    if s.paused_at is None:
+        return Refusal("The game is not paused.")
+    tx.emit(ev.GAME_RESUMED, by=cmd.author, paused_seconds=int((tx.at - s.paused_at).total_seconds()))
+    return None
+
+
+def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
+    s = tx.state
+    seat = s.seat(cmd.target)
+    if seat is None:
+        return Refusal(f"{cmd.target} is not a player in this game.")
+    if seat.disqualified:
+        return Refusal(f"{cmd.target} is disqualified already.")
+    tx.emit(ev.PLAYER_DISQUALIFIED, player=seat.name, missed=seat.missed, reason="disqualified by the host")
+    # whatever waited for that player goes on without them
+    if s.phase == PROPOSAL and s.leader == seat.name:
+        _open_proposal(tx, s.mission, s.next_leader(seat.name))
+    elif s.phase == TEAM_VOTE and s.config.deadlines.close_early and not s.waiting_for():
+        _close_vote(tx)
+    elif s.phase == MISSION and not s.waiting_for():
+        _resolve_mission(tx)
+    elif s.actors == [seat.name] and s.phase != "assassination":  # a card or the Lady: skipped
+        for p in tx.plugins:
+            if p.on_expire(tx):
+                break
+    return None
+
+
+def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
+    from . import replace
+
+    s = tx.state
+    refusal = replace.check(s, cmd.target, cmd.newcomer)
+    if refusal is not None:
+        return refusal
+    seat = s.player(cmd.target)
+    tx.emit(replace.PLAYER_REPLACED, player=seat.name, by=cmd.newcomer, was_disqualified=seat.disqualified,
+            host=cmd.author)
+    return None
+
+
+def _host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
+    s = tx.state
+    if s.paused_at is not None:
+        return Refusal("The game is paused; RESUME it first.")
+    if s.phase == "assassination":
+        return Refusal("The assassination has no default: it waits for the Assassin's shot "
+                       "(or ABORT the game).")
+    tx.emit(ev.HOST_ACTION, action="skip", by=cmd.author, phase=s.phase, mission=s.mission)
+    return _expire(tx, Expire(at=tx.at, author="", phase_id=s.phase_id))
+
+
+def _host_record(tx: Tx, cmd: HostRecord) -> Refusal | None:
+    from .engine import COMMAND_WORDS, _handler
+
+    inner = cmd.inner
+    handler = _handler(inner, tx.plugins)
+    if handler is None:
+        word = COMMAND_WORDS.get(type(inner).__name__, type(inner).__name__.upper())
+        return Refusal(f"{word} is not part of this game.")
+    tx.emit(ev.HOST_ACTION, action="record", by=cmd.author, phase=tx.state.phase,
+            player=inner.author, kind=type(inner).__name__)
+    return handler(tx, inner)
+
+
+def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
+    s = tx.state
+    tx.emit(ev.GAME_ENDED, winner=None, reason="aborted", by=cmd.author,
+            roles={x.name: x.role for x in s.seats})
+    return None
+
+
+def _remind(tx: Tx, cmd: Remind) -> Refusal | None:
+    s = tx.state
+    if cmd.phase_id != s.phase_id or s.reminded == s.phase_id or not s.waiting_for():
+        return Refusal("No reminder is due.")
+    tx.emit(ev.REMINDERS_SENT, phase_id=s.phase_id, phase=s.phase, players=s.waiting_for())
+    return None

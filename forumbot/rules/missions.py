@@ -1,0 +1,110 @@
+"""A mission: the team's orders, and the count once every order is in (or its time is up)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import events as ev
+from .commands import (
+    MissionOrder,
+    Refusal,
+    said,
+)
+from .state import (
+    MISSION,
+    RESISTANCE,
+    GameState,
+)
+from .steps import _disqualify_missing, _phase_words, resume_after_mission
+
+if TYPE_CHECKING:
+    from .engine import Tx
+
+
+# --- missions -----------------------------------------------------------------------
+
+
+def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
+    return _order(tx, cmd)
+
+
+def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
+    s = tx.state
+    if s.phase != MISSION:
+        return Refusal(f"No mission is open now: {_phase_words(s)}.", private=True)
+    if cmd.author not in s.team:
+        return Refusal(f"You are not on the team of mission {s.mission}.", private=True)
+    if cmd.author == s.public and cmd.via == "pm":
+        return Refusal("Your order on this mission is public: post it in the thread.",
+                       (said("SUPPORT") + " or " + said("SABOTAGE") + " in a bold comment"), private=True)
+    if cmd.via != "pm" and cmd.author != s.public:
+        return Refusal(
+            "Mission orders go by PM only. Your comment was not counted.",
+            ("PM the bot " + said("SUPPORT") + " or " + said("SABOTAGE")), private=True,
+        )
+    seat = s.player(cmd.author)
+    if seat.disqualified:
+        return Refusal("You are disqualified: your order takes the default.", private=True)
+    if cmd.choice == "sabotage" and seat.side == RESISTANCE:
+        p = s.config.rules
+        return Refusal(
+            f"Members of {p.resistance_name} can only SUPPORT a mission. Your SABOTAGE was not "
+            "counted.", ("PM the bot " + said("SUPPORT")), private=True,
+        )
+    for plugin in tx.plugins:
+        if (r := plugin.before_mission(s, cmd)) is not None:
+            return r
+    tx.emit(ev.ORDER_CAST, player=cmd.author, order=cmd.choice)
+    _maybe_resolve(tx)
+    return None
+
+
+def _maybe_resolve(tx: Tx) -> None:
+    s = tx.state
+    orders = s.orders
+    for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
+        if name not in orders and not s.player(name).disqualified:
+            return
+    for p in tx.plugins:
+        if p.before_resolve(tx):
+            return
+    _resolve_mission(tx)
+
+
+def resolve_mission(tx: Tx) -> None:
+    """Count the mission (a plug-in that held it with `before_resolve` is done)."""
+    _resolve_mission(tx)
+
+
+def default_order(state: GameState, name: str) -> str:
+    rule = state.config.missed.mission
+    side = state.player(name).side
+    if side == RESISTANCE:
+        return "support"  # the resistance can never sabotage, whatever the default says
+    return "sabotage" if rule in ("sabotage", "by-side") else "support"
+
+
+def _resolve_mission(tx: Tx) -> None:
+    s = tx.state
+    orders: dict[str, str] = {}
+    defaulted: list[str] = []
+    cast = s.orders
+    for name in s.team:
+        if name in cast and not s.player(name).disqualified:
+            orders[name] = cast[name]
+        else:
+            orders[name] = default_order(s, name)
+            defaulted.append(name)
+    sabotages = list(orders.values()).count("sabotage")
+    needed = s.fails_needed()
+    record = {
+        "number": s.mission, "leader": s.leader, "team": list(s.team), "sabotages": sabotages,
+        "fails_needed": needed, "result": "fail" if sabotages >= needed else "success",
+        "orders": orders, "defaulted": defaulted,
+        "count_shown": s.mission not in s.config.rules.hidden_count_missions,
+    }
+    if s.public:
+        record["public"] = s.public
+    tx.emit(ev.MISSION_RESOLVED, **record)
+    if defaulted and s.config.missed.orders_count:
+        _disqualify_missing(tx, defaulted)
+    resume_after_mission(tx)

@@ -1,0 +1,208 @@
+"""A mission's team: the leader's proposal and the team vote, up to the mission or the
+next proposal."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import events as ev
+from .commands import (
+    Propose,
+    Refusal,
+    TeamVote,
+    said,
+)
+from .missions import _maybe_resolve
+from .presets import REJECTIONS_TO_LOSE
+from .state import (
+    PROPOSAL,
+    SPIES,
+    TEAM_VOTE,
+    GameState,
+)
+from .steps import _disqualify_missing, _end, _open_proposal, _phase_words
+
+if TYPE_CHECKING:
+    from .engine import Tx
+
+
+# --- proposals ----------------------------------------------------------------------
+
+
+def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
+    s = tx.state
+    # The leader may replace a proposal until the first vote on it arrives.
+    revising = s.phase == TEAM_VOTE and cmd.author == s.leader and not s.votes and not s.proxied
+    if s.phase == TEAM_VOTE and cmd.author == s.leader and not revising:
+        return Refusal("Votes have come in on your team, so it stands.")
+    if s.phase != PROPOSAL and not revising:
+        return Refusal(f"There is no team to propose now: {_phase_words(s)}.")
+    if cmd.author != s.leader:
+        return Refusal(f"Only the leader, {s.leader}, may propose a team now.")
+    size = s.team_size()
+
+    def example() -> str:
+        return said("PROPOSE: " + ", ".join(_example_team(s, size)))
+
+    if len(set(cmd.team)) != len(cmd.team):
+        return Refusal("A player can be on the team only once.", example())
+    if len(cmd.team) != size:
+        return Refusal(
+            f"Mission {s.mission} needs a team of {size}; you named {len(cmd.team)}.", example()
+        )
+    for name in cmd.team:
+        seat = s.seat(name)
+        if seat is None:
+            return Refusal(f"{name} is not a player in this game.", example())
+        if seat.disqualified:
+            return Refusal(f"{name} is disqualified and cannot go on a mission.", example())
+    if s.mission in s.config.rules.public_order_missions:
+        if cmd.public is None or cmd.public not in cmd.team:
+            public = said("PROPOSE: " + ", ".join(_example_team(s, size)) + "; PUBLIC: "
+                          + _example_team(s, size)[0])
+            if cmd.public is None:
+                return Refusal(f"On mission {s.mission} the leader names one team member who plays "
+                               "their order in the thread.", public)
+            return Refusal(f"{cmd.public} is not on the team you proposed.", public)
+    elif cmd.public is not None:
+        return Refusal(f"PUBLIC: is not part of mission {s.mission} in this game.", example())
+    for p in tx.plugins:
+        if (r := p.before_proposal(s, cmd)) is not None:
+            return r
+    extra: dict[str, Any] = {"public": cmd.public} if cmd.public else {}
+    if revising:
+        extra["revised"] = True
+    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index) if tx.plugins else ()
+    if barred:
+        extra["not_voting"] = barred
+    proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
+                       team=list(cmd.team), **extra)
+    for p in tx.plugins:
+        p.after_proposal(tx, proposal.data, cmd)
+    return None
+
+
+def _example_team(s: GameState, size: int) -> list[str]:
+    names = [x.name for x in s.active()]
+    return (names * 2)[:size]
+
+
+# --- team votes ---------------------------------------------------------------------
+
+
+def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
+    s = tx.state
+    seat = s.seat(cmd.author)
+    if seat is None:
+        return Refusal("Only the players of this game can vote.")
+    if s.phase != TEAM_VOTE:
+        return Refusal(f"No team vote is open now: {_phase_words(s)}.")
+    if seat.disqualified:
+        return Refusal("You are disqualified: your vote takes the default.", private=True)
+    if cmd.author in s.not_voting:
+        return Refusal("A card bars you from voting on this proposal.", private=cmd.via == "pm")
+    config = s.config
+    rules = config.rules
+    if cmd.critical:
+        if not rules.critical_votes:
+            return Refusal("Critical votes are not part of this game.", (said("APPROVE") + " or " + said("REJECT")))
+        if cmd.author in s.critical_spent:
+            return Refusal("You have spent your Critical Vote already.", (said("APPROVE") + " or " + said("REJECT")))
+        if cmd.choice == "abstain":
+            return Refusal("A Critical Vote is an APPROVE or a REJECT.", said("CRITICAL APPROVE"))
+    if cmd.choice == "abstain" and not config.missed.allow_abstain:
+        return Refusal("This game does not allow ABSTAIN: vote APPROVE or REJECT.",
+                       (said("APPROVE") + " or " + said("REJECT")))
+    if cmd.via == "thread":
+        if s.mission in rules.pm_vote_missions:
+            return Refusal(
+                f"Team votes on mission {s.mission} go by PM only. Your comment was not counted.",
+                ("PM the bot " + said("APPROVE") + " or " + said("REJECT")), private=True,
+            )
+        if config.team_votes == "pm" and not any(p.votes_in_thread(s, cmd.author) for p in tx.plugins):
+            return Refusal(
+                "Team votes in this game go by PM only, so that they stay secret until the vote "
+                "closes. Your comment was not counted.",
+                ("PM the bot " + said("APPROVE") + " or " + said("REJECT")),
+                private=True,
+            )
+    for p in tx.plugins:
+        if (r := p.before_vote(s, cmd)) is not None:
+            return r
+    if cmd.critical:
+        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+    else:
+        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via)
+    deadlines = s.config.deadlines
+    if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
+        _close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
+    return None
+
+
+def _all_voted(s: GameState) -> bool:
+    """No one is left to vote (`not s.waiting_for()` in a team vote)."""
+    votes, barred = s.votes, s.not_voting
+    for seat in s.seats:
+        if not seat.disqualified and seat.name not in votes and seat.name not in barred:
+            return False
+    return True
+
+
+def _close_vote(tx: Tx) -> None:
+    s = tx.state
+    default = s.config.missed.team_vote
+    abstain_as = s.config.rules.abstain_counts_as
+    cast, barred = s.votes, s.not_voting
+    votes: dict[str, str] = {}
+    defaulted: list[str] = []
+    for seat in s.seats:
+        name = seat.name
+        if name in barred:
+            votes[name] = "abstain"  # barred by a card: not counted, not a miss
+        elif name in cast and not seat.disqualified:
+            vote = cast[name]
+            votes[name] = abstain_as if vote == "abstain" and abstain_as else vote
+        else:
+            votes[name] = default
+            defaulted.append(name)
+    critical = [n for n in s.names if n in s.critical and n not in defaulted] if s.critical else []
+    approve = reject = 0
+    for n, v in votes.items():
+        if v == "approve":
+            approve += 2 if n in critical else 1
+        elif v == "reject":
+            reject += 2 if n in critical else 1
+    record = {
+        "mission": s.mission, "proposal": s.attempt, "leader": s.leader, "team": list(s.team), "votes": votes,
+        "defaulted": defaulted, "critical": critical, "proxied": dict(s.proxied), "not_voting": list(barred),
+        "approve": approve, "reject": reject, "approved": approve > reject,
+        "rejections": s.rejections + (0 if approve > reject else 1),
+    }
+    tx.emit(ev.VOTE_CLOSED, **record)
+    if defaulted:
+        _disqualify_missing(tx, defaulted)
+    for p in tx.plugins:
+        p.after_vote(tx, record)
+    if not record["approved"]:
+        after_rejection(tx)
+    elif not (tx.plugins and any(p.before_mission_opens(tx) for p in tx.plugins)):
+        open_mission(tx)
+
+
+def open_mission(tx: Tx) -> None:
+    """The approved team goes on its mission (after any window a plug-in held open)."""
+    s = tx.state
+    tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
+            fails_needed=s.fails_needed(), public=s.public)
+    for p in tx.plugins:
+        p.after_mission_opened(tx)
+    _maybe_resolve(tx)
+
+
+def after_rejection(tx: Tx) -> None:
+    """A team was rejected (by the vote, or by a card): five in a mission lose; else the
+    leadership passes."""
+    s = tx.state
+    if s.rejections >= REJECTIONS_TO_LOSE:
+        _end(tx, SPIES, "rejections")
+    else:
+        _open_proposal(tx, s.mission, s.next_leader(s.leader))
