@@ -41,7 +41,18 @@ from urllib.parse import urlparse
 
 import requests
 
-from .base import ForumError, LoginFailed, Markup, Outgoing, PermanentError, Posted, TransientError, UncertainError
+from .base import (
+    ForumBase,
+    ForumError,
+    LoginFailed,
+    Markup,
+    Outgoing,
+    PermanentError,
+    Posted,
+    Traits,
+    TransientError,
+    UncertainError,
+)
 from .discourse_checks import FAIL, GUIDE, OK, RECOMMENDED_SITE_SETTINGS, SKIP, WARN, WHY, discourse_checks
 from .discourse_http import (
     INVALID_KEY,
@@ -112,8 +123,12 @@ def prepare(body: str) -> str:
 def _norm_title(title: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", (title or "").casefold())
 
-class DiscourseForum(DiscourseReads):
+class DiscourseForum(DiscourseReads, ForumBase):
     markup = Markup.MARKDOWN
+    # 60 requests a minute for all of a site's keys; the listing is read back 10 pages of 50;
+    # a reply names a player with an @mention (which notifies them); new topics go in a category.
+    traits = Traits(requests_per_minute=60, recheck_batch=100, mark_read_batch=100,
+                    listing_window=PAGE * MAX_PAGES, place_key="category", mention_prefix="@")
 
     def __init__(self, url: str, api_key: str, api_username: str, category: str | None = None,
                  name: str = "discourse", session: requests.Session | None = None,
@@ -319,6 +334,6 @@ class DiscourseForum(DiscourseReads):
 
 
 def _mention(body: str) -> str:
-    """A reply that starts `u/name:` (the engine's way to address someone) starts with a
-    Discourse mention instead, which tells them."""
+    """A reply written before replies used the forum's own mention (`u/name:`, in an outbox
+    of an older version) starts with a Discourse @mention instead, which tells them."""
     return re.sub(r"^u/([^\s:]+):", r"@\1:", body, count=1)

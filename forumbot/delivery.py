@@ -57,7 +57,7 @@ one is looked for before it is sent again; what can never go out is told to the 
         items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
         if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
             items.sort(key=lambda i: (i.priority, i.id))
-        left = getattr(self.forum, "requests_left", lambda: None)
+        left = self.forum.requests_left
         for item in items:
             lane = _lane(item)
             if lane[0] != "edit" and first.get(lane) != item.id:

@@ -226,7 +226,7 @@ class GameBook:
         elif msg.opening and game.thread is None:
             cfg = game.game_config()
             out = Outgoing(key=key, kind="thread", body=msg.body, title=msg.title,
-                           where=cfg.category or cfg.subreddit)
+                           where=cfg.place(self.forum.traits.place_key))
         else:
             out = Outgoing(key=key, kind="comment", body=msg.body, thread=game.thread)
         store.enqueue(out, game.id, now, msg.priority)

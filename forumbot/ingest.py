@@ -58,7 +58,7 @@ class Ingest:
         self.handle = handle
         self.games_of = games_of
         self.clock = clock
-        self.recheck_limit = RECHECK_LIMIT
+        self.recheck_limit: int = RECHECK_LIMIT or forum.traits.recheck_batch  # (the moderator sets it)
         self.read_failures: dict[str, str] = {}
         self._recheck_from = 0  # where the next cycle's edit re-check starts
 

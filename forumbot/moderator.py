@@ -64,7 +64,7 @@ class Moderator:
         self.budget = WriteBudget(writes_per_minute, clock)  # None: no budget (tests, the demo)
         self.book = GameBook(forum, clock)
         self.people = People(self.book, hosts)
-        self.answers = Answers(forum.name, clock, self.people, self.book)
+        self.answers = Answers(forum.name, clock, self.people, self.book, mention=forum.mention)
         self.signups = Signups(self.book, self.answers, forum.thread_id)
         # `run` passes `[bot] outage_grace` (1h by default). None (tests, the demo, whose
         # clocks jump while the bot is taken to be running): no outage is ever detected.
@@ -78,7 +78,9 @@ class Moderator:
                            self.host, self.signups, self.clockwork)
         self.ingest = Ingest(forum, self.book, self.horizon, self.answers, lambda row: self._handle(row),
                              self.inbox.games_of, clock)
-        self.ingest.recheck_limit = RECHECK_LIMIT  # (read here, so that a test may change it)
+        # Comments re-checked for edits in one cycle: what the forum reads in one request,
+        # unless the bot's own limit is lower (read here, so that a test may change it).
+        self.ingest.recheck_limit = min(RECHECK_LIMIT or forum.traits.recheck_batch, forum.traits.recheck_batch)
         self.delivery = Delivery(forum, self.book, self.budget, clock)
 
     def cycle(self) -> CycleReport:

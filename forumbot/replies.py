@@ -64,8 +64,10 @@ class People:
 class Answers:
     """Replies to the sender of a message, by the message's own time."""
 
-    def __init__(self, forum_name: str, clock: Callable[[], datetime], people: People, book: GameBook):
+    def __init__(self, forum_name: str, clock: Callable[[], datetime], people: People, book: GameBook,
+                 mention: Callable[[str], str] = lambda name: f"u/{name}"):
         self.forum_name = forum_name
+        self.mention = mention  # how a public reply names whom it answers (the forum's way)
         self.clock = clock
         self.people = people
         self.book = book
@@ -84,7 +86,7 @@ class Answers:
         key = key or f"re:{self.forum_name}:{row.ext_id}:{i}"
         tag = game.tag if game else None
         if row.kind == "comment" and not private:
-            out = Outgoing(key=key, kind="comment", body=f"u/{row.author}: {text}",
+            out = Outgoing(key=key, kind="comment", body=f"{self.mention(row.author)}: {text}",
                            thread=row.thread, reply_to=row.ext_id)
         else:
             subject = f"{tag}: re: your message" if tag else "re: your message"
@@ -98,7 +100,7 @@ class Answers:
         answered = Outbox.select().where(
             (Outbox.key.startswith(f"re:{self.forum_name}:") | Outbox.key.startswith(f"pointer:{self.forum_name}:"))
             & (Outbox.created_at > since)
-            & ((Outbox.to == row.author) | Outbox.body.startswith(f"u/{row.author}:"))).count()
+            & ((Outbox.to == row.author) | Outbox.body.startswith(f"{self.mention(row.author)}:"))).count()
         return int(answered) >= REPLIES_PER_AUTHOR
 
     def status_text(self, game: Game) -> str:

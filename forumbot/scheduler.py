@@ -20,9 +20,9 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 log = logging.getLogger("forumbot")
 
 GRACE = 300  # a tick that runs late still runs (APScheduler's default grace is 1 second)
-BUSY = 500  # new messages in one cycle above which the bot reads again at once: Reddit's
-#            subreddit listing shows only the newest ~1,000 comments, so a busy subreddit is
-#            read more often rather than left to overflow it
+BUSY = 500  # new messages in one cycle above which the bot reads again at once, where the
+#            forum does not say (its traits.listing_window): a listing that shows only the
+#            newest posts is read more often rather than left to overflow
 MAX_BACKOFF = 900  # seconds: the longest wait between tries while the forum cannot be read
 FAILED = ("fetch:", "database:")  # a cycle with one of these errors did not get through
 
@@ -73,7 +73,7 @@ class Runner:
                     self.sched.modify_job("poll", next_run_time=datetime.now(timezone.utc)
                                           + timedelta(seconds=wait))
                 elif report is not None:
-                    plan_again(self.sched, report, self.tick)
+                    plan_again(self.sched, report, self.tick, self.moderator.forum.traits.listing_window)
                 plan_deadline(self.sched, self.moderator, self.tick,
                               not_before=backoff(self.failures, self.poll_interval)
                               if self.failures else 1)
@@ -128,9 +128,10 @@ def run_forever(moderator, poll_interval: int) -> None:
     Runner(moderator, poll_interval).run()
 
 
-def plan_again(sched, report, tick) -> bool:
-    """After a busy cycle, another one right away instead of at the next poll."""
-    if report.fetched < BUSY:
+def plan_again(sched, report, tick, window: int = BUSY) -> bool:
+    """After a busy cycle (`window` new messages or more: the forum's listing_window), another
+    one right away instead of at the next poll."""
+    if report.fetched < window:
         return False
     sched.add_job(tick, "date", run_date=datetime.now(timezone.utc) + timedelta(seconds=1),
                   id="again", replace_existing=True)

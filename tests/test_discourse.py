@@ -1000,3 +1000,17 @@ def test_settings_make_a_discourse_forum_and_doctor_checks_it(tmp_path, fake, ca
     path.write_text(path.read_text().replace("api_key = test-key", "api_key = wrong"))
     assert doctor(str(path)) == 1
     assert "API username or key is invalid" in capsys.readouterr().out
+
+
+def test_a_player_who_floods_the_topic_gets_at_most_five_answers_in_ten_minutes(dtable, fake):
+    """The flood guard counts the bot's public answers by the forum's own mention (@name on
+    Discourse), so a spammer is answered at most REPLIES_PER_AUTHOR times in REPLY_WINDOW."""
+    from forumbot.limits import REPLIES_PER_AUTHOR
+
+    t = dtable()
+    spammer = next(p for p in t.players if p != t.state.leader)
+    for i in range(12):
+        t.say(spammer, f"**PROPOSE: {spammer}, {t.players[0]}** attempt number {i} of many")
+        t.cycle()
+    answers = [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{spammer}:")]
+    assert 1 <= len(answers) <= REPLIES_PER_AUTHOR, answers

@@ -38,3 +38,36 @@ def test_bad_settings_are_refused(tmp_path, text):
         load_settings(str(f))
     with pytest.raises(SettingsError):
         load_settings(str(tmp_path / "missing.ini"))
+
+
+def test_a_forum_is_found_through_the_adapter_registry(tmp_path, monkeypatch):
+    """A new forum is a module and a row in adapters.ADAPTERS: the settings, their checks
+    and make_forum know it without a line of their own."""
+    import adapters
+    from adapters.local import LocalForum
+    from forumbot.settings import SettingsError, forum_problems, load_settings, make_forum
+
+    class Made(LocalForum):
+        @classmethod
+        def from_settings(cls, s, **kw):
+            forum = cls(":memory:", bot_name=s["login"])
+            forum.site = s["site"]
+            return forum
+
+    monkeypatch.setitem(adapters.ADAPTERS, "elsewhere", adapters.Adapter(
+        "elsewhere", "builtins:object", needs={"site": "the forum's address", "login": "the bot"},
+        guide="Hosting elsewhere", bot_name_key="login", writes_per_minute=7))
+    monkeypatch.setattr(adapters.Adapter, "load", lambda self: Made)
+    p = tmp_path / "s.ini"
+    p.write_text("[bot]\nforum = elsewhere\n[elsewhere]\nsite = https://x.example\n")
+    s = load_settings(str(p))
+    assert s.writes_per_minute == 7 and forum_problems(s) == ["login"]
+    with pytest.raises(SettingsError, match=r"fill in \[elsewhere\] login .*Hosting elsewhere"):
+        make_forum(s)
+    p.write_text("[bot]\nforum = elsewhere\n[elsewhere]\nsite = https://x.example\nlogin = gm\n")
+    s = load_settings(str(p))
+    forum = make_forum(s)
+    assert s.bot_name == "gm" and forum.bot_name == "gm" and forum.site == "https://x.example"
+    p.write_text("[bot]\nforum = nowhere\n")
+    with pytest.raises(SettingsError, match="must be local, reddit, discourse or elsewhere"):
+        load_settings(str(p))

@@ -64,6 +64,11 @@ class GameConfig:
     signup_thread: str | None = None  # sign-ups in this existing thread; the game gets its own
     options: dict[str, Any] = field(default_factory=dict)  # the rule modules' keys (hooks.ConfigKey)
 
+    def place(self, key: str) -> str | None:
+        """Where a new game thread goes, by the forum's place key: `subreddit` on Reddit,
+        `category` on Discourse (Traits.place_key)."""
+        return {"subreddit": self.subreddit, "category": self.category}.get(key)
+
     def is_host(self, user: str) -> bool:
         folded = user.casefold()
         return folded == self.host.casefold() or folded in {c.casefold() for c in self.cohosts}
