@@ -173,7 +173,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             self.book.forget(game.id)
             out = Outgoing(key=f"{game.tag}:not-started", kind="pm", to=game.host,
                            subject=f"{game.tag}: the game could not start",
-                           body=ops.not_started(game.tag, item.title, error))
+                           body=ops.not_started(game.tag, item.title, error, self.book.markup))
             store.enqueue(out, None, self.clock(), priority=0)
 
     def _tell_host_resent(self, item: Outbox, error: str) -> None:

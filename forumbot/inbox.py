@@ -65,7 +65,7 @@ class Inbox:
             tags = game_tags(row.subject, row.body)
             games = [g for g in self.games_of(row.author) if not tags or g.id in tags]
             if len(games) != 1:  # HELP about no game of theirs, or several: the general words
-                self.answers.reply(row, None, help_for(None, None, row.author, None), 0)
+                self.answers.reply(row, None, help_for(None, None, row.author, None, self.book.markup), 0)
                 return
         for i, parsed in enumerate(commands):
             if parsed.verb.startswith("host:"):
@@ -154,5 +154,5 @@ class Inbox:
                 & (Outbox.to == row.author) & (Outbox.created_at > since)).exists():
             return
         out = Outgoing(key=f"pointer:{self.forum.name}:{row.ext_id}", kind="pm", to=row.author,
-                       subject="re: your message", body=ops.pointer())
+                       subject="re: your message", body=ops.pointer(self.book.markup))
         store.enqueue(out, None, at_or_now(row, self.clock))

@@ -219,7 +219,8 @@ class Ingest:
         for game in self._games_for_failure(row):
             out = Outgoing(key=f"{game.tag}:set-aside:{self.forum.name}:{row.ext_id}", kind="pm",
                            to=game.host, subject=f"{game.tag}: a message I could not handle",
-                           body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created)))
+                           body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created),
+                                                  self.book.markup))
             store.enqueue(out, game.id, self.clock(), priority=0)
 
     def _games_for_failure(self, row: Inbound) -> list[Game]:

@@ -9,12 +9,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .rules.commands import SAID_CLOSE, SAID_OPEN
+
 # --- cleaning ------------------------------------------------------------------------
 
 # Invisible characters, and the bidirectional controls that make text read backwards
 # (they could make a refusal that quotes a name look like something else).
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e\u200f"
-                                     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"), None)
+                                     "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+                                     + SAID_OPEN + SAID_CLOSE), None)  # (said(): render's marks)
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t).*$", re.M)

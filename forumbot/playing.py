@@ -47,7 +47,7 @@ class Playing:
             return
         seat = seat_name(state, row.author)
         if parsed.verb == "help":
-            reply(row, game, help_for(state, tag, row.author, seat), i, private=True)
+            reply(row, game, help_for(state, tag, row.author, seat, self.book.markup), i, private=True)
             return
         if not state.running:
             reply(row, game, words.this_game_over(), i)

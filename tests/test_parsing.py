@@ -187,3 +187,11 @@ def test_config_loader_on_structured_nonsense(doc, preset):
     assert (cfg is None) == bool(problems)
     if cfg is not None:
         assert cfg.signup or 5 <= len(cfg.players) <= 10
+
+
+def test_the_marks_render_uses_for_command_text_are_taken_out_of_what_players_type():
+    from forumbot.parsing import normalize, parse_comment
+    from forumbot.rules.commands import SAID_CLOSE, SAID_OPEN
+
+    assert normalize(f"**{SAID_OPEN}APPROVE{SAID_CLOSE}**") == "**APPROVE**"
+    assert [p.choice for p in parse_comment(f"**APP{SAID_OPEN}ROVE**")] == ["approve"]

@@ -182,3 +182,28 @@ def test_a_bbcode_forum_gets_its_markup_in_a_hosts_reply(db, clock):
     t.cycle()
     reply = [b for b in t.people.pms_to("host") if "EXTEND needs a duration" in b][-1]
     assert "[font=monospace]EXTEND G1 6h[/font]" in reply and "`" not in reply
+
+
+def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, clock):
+    """Every answer the shell writes takes the forum's markup: HELP (to a player and to a
+    stranger), a player's refusal, the pointer to HELP. None shows Markdown's asterisks."""
+    from adapters.base import Markup
+    from adapters.local import LocalForum
+    from tests.table import NAMES, LocalPeople, Table
+
+    forum = LocalForum(":memory:", clock=clock)
+    forum.markup = Markup.BBCODE
+    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    player = next(p for p in t.players if p != t.state.leader)
+    t.pm(player, f"HELP {t.game.tag}")
+    t.pm("stranger", "HELP")
+    t.say(player, f"**PROPOSE: {player}, {t.players[0]}**")  # not the leader: refused
+    t.cycle()
+    clock.advance(days=2)
+    t.pm("someone", "hello there, what is this?")
+    t.cycle()
+    texts = t.people.pms_to(player) + t.people.pms_to("stranger") + t.people.pms_to("someone")
+    texts += [b for b in t.people.thread(t.game.thread) if b.startswith(f"u/{player}:")]
+    assert len(texts) >= 4, texts
+    assert not [x for x in texts if "**" in x], [x for x in texts if "**" in x]
+    assert any("[b]" in x for x in t.people.pms_to("stranger")), t.people.pms_to("stranger")
