@@ -166,7 +166,7 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
         return None
     try:
         if hold is not None:
-            hold.enter_context(acquire(url))
+            hold.lock = hold.enter_context(acquire(url))  # (for run's Keeper)
         store.connect(url)
     except BotLockHeld:
         raise
@@ -257,8 +257,12 @@ def _run(args) -> int:
                       file=sys.stderr)
                 return 1
             return 0
-        run_forever(mod, settings.poll_interval)
-        return 0
+        from .botlock import Keeper
+
+        keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
+        hold.callback(keeper.release)  # (the lock it holds may be a new one)
+        mod.keeper = keeper
+        return run_forever(mod, settings.poll_interval) or 0
 
 
 def _demo(args) -> int:

@@ -19,6 +19,7 @@ from adapters.base import Forum, ForumError
 
 from . import store
 from .basics import cause
+from .botlock import Keeper
 from .budget import WriteBudget
 from .clockwork import Clockwork
 from .delivery import Delivery
@@ -82,6 +83,7 @@ class Moderator:
         # unless the bot's own limit is lower (read here, so that a test may change it).
         self.ingest.recheck_limit = min(RECHECK_LIMIT or forum.traits.recheck_batch, forum.traits.recheck_batch)
         self.delivery = Delivery(forum, self.book, self.budget, clock)
+        self.keeper: Keeper | None = None  # `run` checks the bot lock before each cycle with it
 
     def cycle(self) -> CycleReport:
         report = CycleReport()

@@ -38,9 +38,12 @@ def backoff(failures: int, poll_interval: float) -> float:
 class Runner:
     """The scheduler, its tick and the count of failed cycles in a row."""
 
-    def __init__(self, moderator, poll_interval: float):
+    def __init__(self, moderator, poll_interval: float, keeper=None):
         self.moderator = moderator
         self.poll_interval = poll_interval
+        # botlock.Keeper: the bot lock, checked before each cycle (`run` sets the moderator's)
+        self.keeper = keeper if keeper is not None else getattr(moderator, "keeper", None)
+        self.exit_code = 0
         self.failures = 0
         self.busy = threading.Lock()  # held while a cycle runs
         self.stopping = False
@@ -56,10 +59,16 @@ class Runner:
             return
         with self.busy:
             report = None
+            lock = self.keeper.check() if self.keeper is not None else "ok"
+            if lock == "stop":  # another bot works on the database now: never two at once
+                self.exit_code = 3
+                self.stop()
+                return
             try:
-                report = self.moderator.cycle()
-                log.info("cycle: fetched %s, handled %s, posted %s, deadlines %s", report.fetched,
-                         report.handled, report.posted, report.deadlines)
+                if lock == "ok":  # (else the lock is lost and not taken again yet: no cycle without it)
+                    report = self.moderator.cycle()
+                    log.info("cycle: fetched %s, handled %s, posted %s, deadlines %s", report.fetched,
+                             report.handled, report.posted, report.deadlines)
             except Exception:
                 log.exception("cycle failed")
             failed = report is None or any(e.startswith(FAILED) for e in report.errors)
@@ -124,8 +133,11 @@ class _Stop(BaseException):
     swallows it)."""
 
 
-def run_forever(moderator, poll_interval: int) -> None:
-    Runner(moderator, poll_interval).run()
+def run_forever(moderator, poll_interval: int, keeper=None) -> int:
+    """Run until stopped; the exit code (3: another bot took the database)."""
+    runner = Runner(moderator, poll_interval, keeper)
+    runner.run()
+    return runner.exit_code
 
 
 def plan_again(sched, report, tick, window: int = BUSY) -> bool:

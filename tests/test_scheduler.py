@@ -59,3 +59,37 @@ def test_a_busy_cycle_is_followed_by_another_at_once():
     assert plan_again(sched, CycleReport(fetched=BUSY * 2), lambda: None)  # still one job
     assert len([j for j in sched.get_jobs() if j.id == "again"]) == 1
     sched.shutdown(wait=False)
+
+
+class _Keeper:
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def check(self):
+        return self.answers.pop(0) if self.answers else "ok"
+
+
+def test_no_cycle_runs_while_the_bot_lock_is_lost_and_run_stops_when_another_bot_took_it():
+    class Mod:
+        cycles = 0
+
+        def cycle(self):
+            Mod.cycles += 1
+            from forumbot.moderator import CycleReport
+            return CycleReport()
+
+        def next_deadline(self):
+            return None
+
+    runner = scheduler.Runner(Mod(), 60, keeper=_Keeper(["ok", "wait", "stop"]))
+    runner.tick()
+    assert Mod.cycles == 1 and runner.failures == 0
+    runner.tick()  # lost, not taken again: no cycle, and the next try backs off
+    assert Mod.cycles == 1 and runner.failures == 1
+    runner.tick()  # another bot has it now: this one stops with 3
+    assert Mod.cycles == 1 and runner.exit_code == 3 and runner.stopping
+
+
+def test_run_exits_3_when_another_bot_takes_the_lost_lock(db):
+    mod = Moderator(LocalForum(":memory:"))
+    assert scheduler.run_forever(mod, poll_interval=60, keeper=_Keeper(["stop"])) == 3
