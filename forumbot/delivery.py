@@ -90,7 +90,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             item.thread = game.thread
         out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
                        to=item.to, subject=item.subject, title=item.title, where=item.place,
-                       reply_to=item.reply_to, token=store.marker_token(item.key))
+                       reply_to=item.reply_to, token=store.item_token(item))
         if item.uncertain:  # it may have landed: look before posting again
             try:
                 found = self.forum.find_posted(out)
@@ -123,7 +123,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             return 0  # the opening post is not out yet
         body = with_block(opening.body, item.body, self.book.markup)
         out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
-                       token=store.marker_token(opening.key))  # the edited post keeps its marker
+                       token=store.item_token(opening))  # the edited post keeps its marker
         item.attempts += 1
         return self._attempt(item, out, now)
 

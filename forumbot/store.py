@@ -28,6 +28,7 @@ from peewee import (
     Model,
     SqliteDatabase,
     TextField,
+    fn,
 )
 from playhouse.db_url import connect as db_connect
 from playhouse.migrate import SchemaMigrator
@@ -219,27 +220,45 @@ def close() -> None:
 
 # -- the database's secret ---------------------------------------------------------------
 
-_secret_cache: tuple[object, str] | None = None  # (the database object, its secret)
+_secret_cache: tuple[object, str, int] | None = None  # (the database object, its secret, keyed_from)
 
 
-def _load_secret() -> str:
+def _load_secret() -> tuple[str, int]:
+    """The secret, and the last outbox item made before it (a database of a version without
+    secrets: its items keep the unkeyed markers they went out with)."""
     row = Info.get_or_none(Info.name == "secret")
     if row is None:  # a new database; of two processes racing here the first insert wins
-        Info.insert(name="secret", value=_secrets.token_hex(16)).on_conflict_ignore().execute()
+        with db.atomic():
+            before = Outbox.select(fn.MAX(Outbox.id)).scalar() or 0
+            Info.insert(name="keyed_from", value=str(before)).on_conflict_ignore().execute()
+            Info.insert(name="secret", value=_secrets.token_hex(16)).on_conflict_ignore().execute()
         row = Info.get(Info.name == "secret")
-    return row.value
+    keyed = Info.get_or_none(Info.name == "keyed_from")
+    return row.value, int(keyed.value) if keyed is not None else 0
 
 
 def secret() -> str:
     """This database's random secret: made once when the database is new, the same for every
     later connection and process, different for every other database."""
+    return _secret_and_start()[0]
+
+
+def _secret_and_start() -> tuple[str, int]:
     global _secret_cache
     cached = _secret_cache
     if cached is not None and cached[0] is db.obj:
-        return cached[1]
-    value = _load_secret()
-    _secret_cache = (db.obj, value)
-    return value
+        return cached[1], cached[2]
+    value, keyed_from = _load_secret()
+    _secret_cache = (db.obj, value, keyed_from)
+    return value, keyed_from
+
+
+def item_token(item: "Outbox") -> str:
+    """The marker token an outbox item goes out with: keyed (marker_token), or "" for an item
+    made before the database had its secret (an upgrade from a version without one), which
+    keeps the unkeyed marker it may already have gone out with, so that the look-up after an
+    uncertain failure still finds it."""
+    return "" if item.id <= _secret_and_start()[1] else marker_token(item.key)
 
 
 def marker_token(key: str, length: int = 16) -> str:

@@ -595,3 +595,31 @@ def test_a_config_with_very_many_problems_gets_a_bounded_answer(db, clock):
     t.cycle()
     answer = forum.messages_to("host")[-1]["body"]
     assert "No game was created" in answer and "more" in answer and len(answer) < 10000
+
+
+def test_an_outbox_item_from_before_the_secret_keeps_its_unkeyed_marker(db, tmp_path):
+    """A database of a version without the secret: its items may have gone out with the
+    unkeyed marker, so they keep it (the look-up after an uncertain failure finds them);
+    every item made after the upgrade is keyed."""
+    from datetime import datetime, timezone
+
+    from adapters.base import Outgoing
+    from adapters.reddit import marker
+
+    now = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
+    url = f"sqlite:///{tmp_path}/old.db"
+    store.close()
+    store.connect(url)
+    for key in ("G1:1:opening", "G1:2:post"):
+        store.enqueue(Outgoing(key=key, kind="comment", body="x", thread="t"), None, now, 1)
+    store.Info.delete().execute()  # what the old version's database looked like
+    store.close()
+    store.connect(url)  # the upgrade: the secret is made now
+    store.enqueue(Outgoing(key="G1:3:post", kind="comment", body="x", thread="t"), None, now, 1)
+    old, older, new = (store.Outbox.get(store.Outbox.key == k) for k in ("G1:2:post", "G1:1:opening", "G1:3:post"))
+    assert store.item_token(old) == store.item_token(older) == ""
+    assert marker(Outgoing(key=old.key, kind="comment", body="", token=store.item_token(old))) == marker(old.key)
+    assert store.item_token(new) == store.marker_token(new.key) != ""
+    store.close()
+    store.connect(url)  # and it stays so, connection after connection
+    assert store.item_token(old) == "" and store.item_token(new) == store.marker_token(new.key)
