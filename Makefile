@@ -26,8 +26,10 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/cycle.py
 
+# ruff (the rules in pyproject.toml) and mypy on forumbot/ and adapters/ ([tool.mypy])
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db* forumbot-local.db*
