@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from datetime import datetime, timezone
@@ -42,6 +41,7 @@ from .reddit_errors import (  # noqa: F401 - re-exported
     single_shot_posts,
     write_error,
 )
+from .reddit_marks import _PLANTED, _token, _unmarked, marker  # noqa: F401 - marker re-exported
 from .retries import read_wait
 
 MARK_READ_BATCH = 25
@@ -50,26 +50,6 @@ MAX_PAGES = 10
 MAX_IDS = 2000  # ids of the bookmark's second kept (most comments of a busy listing share one)
 GAP_THREAD_READS = 25  # game threads read in full per fetch after a gap (the rest wait)
 SUB_BACKOFF_MAX = 15  # fetches a failing subreddit is skipped at most (it doubles from 0)
-
-
-def marker(out: Outgoing | str) -> str:
-    """The invisible mark of an outbox item: its token, keyed with the database's secret, so
-    that no player can plant it and a new database never adopts an old one's posts."""
-    return "[](#fb-" + _token(out) + ")"
-
-
-def _token(out: Outgoing | str) -> str:
-    if isinstance(out, str):  # a bare key (tests, tools): unkeyed
-        return hashlib.sha256(out.encode()).hexdigest()[:16]
-    return out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]
-
-
-_PLANTED = re.compile(r"\[[^\]\n]*\]\(\s*#fb-[^)\n]*\)")
-
-
-def _unmarked(body: str) -> str:
-    """A body with any marker-shaped link taken out: only the adapter writes markers."""
-    return _PLANTED.sub("", body)
 
 
 class RedditForum(ForumBase):
