@@ -205,6 +205,8 @@ class GameBook:
             self._rows.setdefault(gid, g)
 
     def write_blocks(self) -> None:
+        if not self.forum.traits.edits:  # a forum that takes no edits: the opening post keeps
+            self._blocks = {}  # the block it was posted with, and STATUS tells the rest
         if self._blocks:
             store.set_status_edits([(g, f"G{g}:status-block", b) for g, b in self._blocks.items()],
                                    self.clock())

@@ -188,6 +188,8 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
                     break
                 if key == "signup_thread":
                     break  # sign-ups first; the game's own thread comes at the start
+        if cfg is not None and not problems and thread is None and not self.forum.traits.new_threads:
+            problems = [Problem("thread", words.no_new_threads())]  # the forum lets the bot open none
         if problems or cfg is None:
             # (a forum takes 10,000 (Reddit) to 32,000 characters)
             self._reply(row, None, words.config_problems([(p.key, p.message) for p in problems],

@@ -207,3 +207,44 @@ def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, clo
     assert len(texts) >= 4, texts
     assert not [x for x in texts if "**" in x], [x for x in texts if "**" in x]
     assert any("[b]" in x for x in t.people.pms_to("stranger")), t.people.pms_to("stranger")
+
+
+def test_a_forum_that_takes_no_edits_gets_no_status_edits(db, clock):
+    """Traits.edits: where the bot may not edit its posts, it never tries; the game goes on."""
+    from dataclasses import replace
+
+    from adapters.local import LocalForum
+    from tests.table import NAMES, LocalPeople, Table
+
+    forum = LocalForum(":memory:", clock=clock)
+    forum.traits = replace(forum.traits, edits=False)
+    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    t.propose()
+    t.vote_all(True)
+    t.cycle()
+    assert t.state.phase == "mission"
+    assert not store.Outbox.select().where(store.Outbox.kind == "edit").exists()
+
+
+def test_a_forum_where_the_bot_opens_no_threads_needs_the_configs_thread(db, clock):
+    """Traits.new_threads: a config without `thread:` is refused with the reason, and changes
+    nothing; with an existing thread named, the game starts there."""
+    from dataclasses import replace
+
+    from adapters.local import LocalForum
+    from tests.table import NAMES, LocalPeople
+
+    forum = LocalForum(":memory:", clock=clock)
+    forum.traits = replace(forum.traits, new_threads=False)
+    people = LocalPeople(forum)
+    players = "players: [" + ", ".join(NAMES[:5]) + "]\n"
+    people.pm("host", "new game", "preset: resistance\n" + players)
+    mod = Moderator(forum, clock=clock)
+    mod.cycle()
+    assert store.Game.select().count() == 0
+    assert "does not let the bot open a thread" in people.pms_to("host")[-1]
+    tid = forum.create_thread("host", "Our game", "The host's own thread for the game.")
+    people.pm("host", "new game", f"preset: resistance\nthread: {tid}\n" + players)
+    mod.cycle()
+    game = store.Game.get()
+    assert game.thread == tid and not forum.threads()[1:]  # no thread of the bot's own

@@ -68,6 +68,11 @@ def not_a_thread(ref: str) -> str:
     return f"{ref!r} is not a thread I can post in"
 
 
+def no_new_threads() -> str:
+    return ("this forum does not let the bot open a thread: open one for the game and name it "
+            "here (its link or id)")
+
+
 def config_problems(problems: list[tuple[str, str]], shown: int, m=MD) -> str:
     """No game: the config's problems (key, message), the first `shown` of them."""
     lines = "\n".join(f"- {m.code(key)}: {message[:300]}" for key, message in problems[:shown])
