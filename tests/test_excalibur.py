@@ -298,3 +298,18 @@ def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():
     wield(g, "zed", team[0])
     assert [e.data["holder"] for e in g.log if e.type == USED] == ["zed"]
     assert replay(g.config, g.seed, g.log) == g.state
+
+
+def test_help_tells_the_leader_and_the_holder_the_words_excalibur_takes():
+    from forumbot.help import help_for
+
+    g = game()
+    leader = g.state.leader
+    other = next(n for n in g.state.names if n != leader)
+    assert "PROPOSE: name, name; EXCALIBUR: name" in help_for(g.state, "G1", leader, leader)
+    assert "EXCALIBUR" not in help_for(g.state, "G1", other, other)  # only the leader proposes
+    team, holder = to_the_window(g)
+    text = help_for(g.state, "G1", holder, holder, "bbcode")
+    assert "[b]EXCALIBUR: name[/b]" in text and "[b]PASS[/b]" in text and "CHOOSE" not in text
+    plain = Game(7, preset="avalon")
+    assert "EXCALIBUR" not in help_for(plain.state, "G1", plain.state.leader, plain.state.leader)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..rules.events import Event
-from ..rules.excalibur import GIVEN, OPENED, PASSED, USED
-from ..rules.state import GameState
-from .registry import private, public
+from ..rules.excalibur import GIVEN, KEY, OPENED, PASSED, PHASE, USED
+from ..rules.state import PROPOSAL, GameState
+from .registry import help_note, help_step, private, public
 from .words import Message, when
 
 
@@ -51,3 +51,17 @@ def _before(state: GameState, e: Event, tag: str, m: Any) -> list[Message]:
 def _passed(state: GameState, e: Event, tag: str, m: Any) -> str:
     why = "" if e.data["reason"] == "passed" else f" ({e.data['reason']})"
     return f"Excalibur is not used on mission {e.data['mission']}{why}."
+
+
+@help_step(PHASE)
+def _help_holder(state: GameState, seat: str, m: Any) -> str:
+    return (f"you hold Excalibur: PM me {m.bold('EXCALIBUR: name')} (another team member) to switch "
+            f"their order, or {m.bold('PASS')}.")
+
+
+@help_note
+def _help_leader(state: GameState, seat: str, m: Any) -> str | None:
+    if state.config.options.get(KEY) and state.phase == PROPOSAL and state.leader == seat:
+        return (f"With Excalibur, name its holder too (a team member other than you): "
+                f"{m.bold('PROPOSE: name, name; EXCALIBUR: name')}.")
+    return None

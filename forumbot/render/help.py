@@ -3,6 +3,7 @@ the forum's markup. Pure: from the game's state and who asks."""
 from __future__ import annotations
 
 from ..rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState, phase_words
+from . import registry
 from .markup import Markup, markup_for
 
 
@@ -18,6 +19,7 @@ GENERAL = general(markup_for("markdown"))
 def help_for(state: GameState | None, tag: str | None, who: str, seat: str | None,
              markup: str | Markup = "markdown") -> str:
     m = markup_for(markup)
+    registry.load()
     if state is None or tag is None:
         return general(m)
     config = state.config
@@ -73,11 +75,16 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
     else:
         lines.append(f"the game is at {phase_words(s.phase)}; "
                      f"{', '.join(s.actors) or 'nobody'} to act.")
+    if s.running and s.paused_at is None:
+        lines += [note for fn in registry.HELP_NOTES if (note := fn(s, seat, m))]
     lines.append(f"{m.bold('STATUS')} shows the whole state.")
     return " ".join(lines)
 
 
 def _step_forms(s: GameState, seat: str, m: Markup) -> str:
+    registry.load()
+    if (step := registry.HELP_STEPS.get(s.phase)) and (text := step(s, seat, m)):
+        return text
     if s.phase == "assassination":
         return f"you are the Assassin: name Merlin in the thread with {m.bold('ASSASSINATE: name')}."
     if s.phase == "lady":

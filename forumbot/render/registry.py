@@ -60,6 +60,31 @@ def role_note(fn: Callable[["GameState", str, Any], "str | None"]) -> Callable[[
     return fn
 
 
+# What HELP tells a player: the step a module's phase asks of the one who must act, and
+# lines a module adds for anyone (the leader's PROPOSE with Excalibur, say).
+#     @help_step("excalibur")
+#     def _step(state, seat, m) -> str: ...
+#     @help_note
+#     def _note(state, seat, m) -> str | None: ...
+HelpText = Callable[["GameState", str, Any], "str | None"]
+HELP_STEPS: dict[str, HelpText] = {}
+HELP_NOTES: list[HelpText] = []
+
+
+def help_step(*phases: str) -> Callable[[HelpText], HelpText]:
+    def register(fn: HelpText) -> HelpText:
+        for phase in phases:
+            HELP_STEPS[phase] = fn
+        return fn
+    return register
+
+
+def help_note(fn: HelpText) -> HelpText:
+    if fn not in HELP_NOTES:
+        HELP_NOTES.append(fn)
+    return fn
+
+
 _loaded = False
 
 
