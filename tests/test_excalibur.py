@@ -313,3 +313,17 @@ def test_help_tells_the_leader_and_the_holder_the_words_excalibur_takes():
     assert "[b]EXCALIBUR: name[/b]" in text and "[b]PASS[/b]" in text and "CHOOSE" not in text
     plain = Game(7, preset="avalon")
     assert "EXCALIBUR" not in help_for(plain.state, "G1", plain.state.leader, plain.state.leader)
+
+
+def test_the_proposal_prompt_names_the_excalibur_form_and_only_with_excalibur():
+    from forumbot.render import render_events
+    from forumbot.rules import events as ev
+
+    def prompt(g):
+        opened = [e for e in g.log if e.type == ev.PROPOSAL_OPENED][-1:]
+        return "\n".join(m.body for m in render_events(g.state, opened, "G1") if m.to is None)
+
+    with_it = prompt(game())
+    assert "post **PROPOSE: name, name** by" in with_it  # the core's words, as before
+    assert with_it.endswith("With the team, name who holds Excalibur: **PROPOSE: name, name; EXCALIBUR: name**.")
+    assert "Excalibur" not in prompt(Game(7, preset="avalon"))

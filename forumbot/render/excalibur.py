@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rules import events as ev
 from ..rules.events import Event
 from ..rules.excalibur import GIVEN, KEY, OPENED, PASSED, PHASE, USED
 from ..rules.state import PROPOSAL, GameState
-from .registry import help_note, help_step, private, public
+from .registry import help_note, help_step, private, public, public_note
 from .words import Message, when
 
 
@@ -65,3 +66,10 @@ def _help_leader(state: GameState, seat: str, m: Any) -> str | None:
         return (f"With Excalibur, name its holder too (a team member other than you): "
                 f"{m.bold('PROPOSE: name, name; EXCALIBUR: name')}.")
     return None
+
+
+@public_note(ev.PROPOSAL_OPENED)
+def _prompt_note(state: GameState, e: Event, tag: str, m: Any) -> str | None:
+    if not state.config.options.get(KEY):
+        return None
+    return f"With the team, name who holds Excalibur: {m.bold('PROPOSE: name, name; EXCALIBUR: name')}."

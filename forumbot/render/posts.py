@@ -128,7 +128,8 @@ def _render_events(state: GameState, events: list[ev.Event], tag: str, markup: s
     for e in events:
         text_of = registry.PUBLIC.get(e.type)
         if text_of is not None and (text := text_of(state, e, tag, m)):
-            public.append(text)
+            notes = [n for fn in registry.NOTES.get(e.type, ()) if (n := fn(state, e, tag, m))]
+            public.append(" ".join([text, *notes]))
             priority = 0
         for pms in registry.PRIVATE.get(e.type, ()):
             out.extend(pms(state, e, tag, m))

@@ -60,6 +60,23 @@ def role_note(fn: Callable[["GameState", str, Any], "str | None"]) -> Callable[[
     return fn
 
 
+# Lines a module adds to another module's public text of an event (Excalibur's word in the
+# core's proposal prompt, say), after it, in the same post:
+#     @public_note(ev.PROPOSAL_OPENED)
+#     def _note(state, e, tag, m) -> str | None: ...
+NOTES: dict[str, list[PublicText]] = {}
+
+
+def public_note(*types: str) -> Callable[[PublicText], PublicText]:
+    def register(fn: PublicText) -> PublicText:
+        for t in types:
+            fns = NOTES.setdefault(t, [])
+            if fn not in fns:
+                fns.append(fn)
+        return fn
+    return register
+
+
 # What HELP tells a player: the step a module's phase asks of the one who must act, and
 # lines a module adds for anyone (the leader's PROPOSE with Excalibur, say).
 #     @help_step("excalibur")
