@@ -1,7 +1,8 @@
 """The write budget: how many posts, PMs and edits go out per minute, in priority order.
 
-Reddit allows 100 requests a minute per OAuth client, reads included. The bot keeps its
-writes under a budget below that, and gives the lower priorities a smaller share of it:
+A forum allows so many requests a minute, reads included (Traits.requests_per_minute:
+100 on Reddit, 60 on Discourse). The bot keeps its writes under a budget below that
+(`[bot] writes_per_minute`, whose default each adapter sets), and gives the lower priorities a smaller share of it:
 results and prompts (0) may use all of it, replies to players (1) 90%, reminders (2) 75%,
 status-block edits (3) half. A busy hour slows the status blocks first, never the game.
 When the forum says (X-Ratelimit-Remaining) that few requests are left, only results and

@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
     doc = sub.add_parser("doctor", help="check the settings against the real forum before a first run",
                          description="Check the settings before a first run: the login, each "
-                                     "configured subreddit, private messages, the database and "
+                                     "place for new threads (a subreddit, a category), private messages, the database and "
                                      "its lock. One line per check; non-zero if any fails.")
     doc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
 

@@ -57,7 +57,7 @@ def which_game(tags: list[str], m: Markup | None = None) -> str:
 def thread_unreadable(tag: str, why: str) -> str:
     return (f"{tag}: I cannot read the game thread just now ({why}). I keep trying, and its "
             "deadlines wait until I have read it, so no vote sent in time is lost. If the "
-            "subreddit went private or was banned, you can ABORT the game by PM.")
+            "thread's forum went private or was removed, you can ABORT the game by PM.")
 
 
 def not_started(tag: str, title: str, error: str, m: Markup | None = None) -> str:
