@@ -75,8 +75,8 @@ def _parser() -> argparse.ArgumentParser:
 
     doc = sub.add_parser("doctor", help="check the settings against the real forum before a first run",
                          description="Check the settings before a first run: the login, each "
-                                     "place for new threads (a subreddit, a category), private messages, the database and "
-                                     "its lock. One line per check; non-zero if any fails.")
+                                     "place for new threads (a subreddit, a category), private messages, "
+                                     "the database and its lock. One line per check; non-zero if any fails.")
     doc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
 
     loc = sub.add_parser("local", help="act as a person on the embedded local forum",

@@ -15,6 +15,7 @@ from .games import GameBook
 from .horizon import Horizon
 from .limits import WAIT_NOTICE
 from .render import ops
+from .render.subjects import subject
 from .rules.commands import Command, Expire, Postpone, Remind
 from .rules.state import GameState
 from .signups import Signups
@@ -151,7 +152,7 @@ handled, one phase at a time; moved after the bot was down."""
         if (cap is not None and cap >= due) or (now - due).total_seconds() < WAIT_NOTICE:
             return
         out = Outgoing(key=f"{game.tag}:waiting:{due:%Y%m%d%H%M%S}", kind="pm", to=game.host,
-                       subject=f"{game.tag}: a deadline is waiting",
+                       subject=subject("deadline_waits", game.tag),
                        body=ops.deadline_waits(game.tag, due, self.horizon.why(game.thread)))
         store.enqueue(out, game.id, now, priority=0)
 

@@ -15,6 +15,7 @@ from .limits import PM_RESEND_AFTER, RECHECK_AFTER
 from .render import ops
 from .render import replies as words
 from .render.posts import with_block
+from .render.subjects import subject
 from .store import Outbox, db
 
 log = logging.getLogger("forumbot")
@@ -172,7 +173,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             game.save()
             self.book.forget(game.id)
             out = Outgoing(key=f"{game.tag}:not-started", kind="pm", to=game.host,
-                           subject=f"{game.tag}: the game could not start",
+                           subject=subject("not_started", game.tag),
                            body=ops.not_started(game.tag, item.title, error, self.book.markup))
             store.enqueue(out, None, self.clock(), priority=0)
 
@@ -181,7 +182,7 @@ one is looked for before it is sent again; what can never go out is told to the 
         if game is None:
             return
         out = Outgoing(key=f"{game.tag}:pm-resent", kind="pm", to=game.host,
-                       subject=f"{game.tag}: a PM may have gone out twice",
+                       subject=subject("twice", game.tag),
                        body=ops.pm_resent(game.tag, item.to or "", error))
         store.enqueue(out, game.id, self.clock(), priority=0)
 
@@ -207,6 +208,6 @@ one is looked for before it is sent again; what can never go out is told to the 
         if item.kind == "pm" and item.to and item.to.casefold() == game.host.casefold():
             return
         out = Outgoing(key=f"{item.key}:failed", kind="pm", to=game.host,
-                       subject=f"{game.tag}: a message could not be delivered",
+                       subject=subject("undelivered", game.tag),
                        body=words.undelivered(game.tag, item.kind, item.to, error))
         store.enqueue(out, game.id, self.clock())

@@ -15,6 +15,7 @@ from .render import Message, render_events
 from .render import replies as words
 from .render.markup import Markup, markup_for
 from .render.posts import block_separator
+from .render.subjects import subject
 from .rules import Refusal, advance, replay
 from .rules.commands import Command
 from .rules.events import Event
@@ -237,11 +238,11 @@ class GameBook:
         """The host learns where the game (or its sign-ups) runs, once its thread exists."""
         if game.status == "signup":
             out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
-                           subject=f"{game.tag}: sign-ups are open",
+                           subject=subject("signups_open", game.tag),
                            body=words.signups_open_note(game.tag, where, self.markup))
         else:
             out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
-                           subject=f"{game.tag}: your game is running",
+                           subject=subject("running", game.tag),
                            body=words.running_note(game.tag, where))
         store.enqueue(out, game.id, self.clock(), priority=0)
 

@@ -19,6 +19,7 @@ from .parsing import game_tags, parse_comment, parse_pm
 from .playing import Playing
 from .render import ops
 from .render import replies as words
+from .render.subjects import subject
 from .replies import Answers, People
 from .routing import Refused, comment_game, pm_game, seat_name, watches
 from .signups import Signups
@@ -133,7 +134,7 @@ class Inbox:
                 self.answers.reply(row, g, ops.not_forwarded(g.tag), 0)
                 return
             out = Outgoing(key=f"fwd:{self.forum.name}:{row.ext_id}", kind="pm", to=g.host,
-                           subject=f"{g.tag}: a message from {row.author}",
+                           subject=subject("forwarded", g.tag, sender=row.author),
                            body=ops.forwarded(g.tag, row.author, row.body))
             store.enqueue(out, g.id, at_or_now(row, self.clock))
             self.answers.reply(row, g, words.passed_to_host(g.tag), 0)
@@ -154,5 +155,5 @@ class Inbox:
                 & (Outbox.to == row.author) & (Outbox.created_at > since)).exists():
             return
         out = Outgoing(key=f"pointer:{self.forum.name}:{row.ext_id}", kind="pm", to=row.author,
-                       subject="re: your message", body=ops.pointer(self.book.markup))
+                       subject=subject("reply"), body=ops.pointer(self.book.markup))
         store.enqueue(out, None, at_or_now(row, self.clock))

@@ -19,6 +19,7 @@ from .limits import MAX_TRIES, PER_AUTHOR_PER_CYCLE, RECHECK_LIMIT, UNREADABLE_N
 from .parsing import game_tags
 from .render import ops
 from .render import replies as words
+from .render.subjects import subject
 from .replies import Answers
 from .store import Game, Inbound, db
 
@@ -90,7 +91,7 @@ class Ingest:
             if g.thread != thread:
                 continue
             out = Outgoing(key=f"{g.tag}:unreadable:{since:%Y%m%d%H%M%S}", kind="pm", to=g.host,
-                           subject=f"{g.tag}: I cannot read the game thread",
+                           subject=subject("unreadable", g.tag),
                            body=ops.thread_unreadable(g.tag, why))
             store.enqueue(out, g.id, since, priority=0)
 
@@ -218,7 +219,7 @@ class Ingest:
         Inbound.update(state="error", tries=tries, note=repr(e)[:500]).where(Inbound.id == row.id).execute()
         for game in self._games_for_failure(row):
             out = Outgoing(key=f"{game.tag}:set-aside:{self.forum.name}:{row.ext_id}", kind="pm",
-                           to=game.host, subject=f"{game.tag}: a message I could not handle",
+                           to=game.host, subject=subject("set_aside", game.tag),
                            body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created),
                                                   self.book.markup))
             store.enqueue(out, game.id, self.clock(), priority=0)

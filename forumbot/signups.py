@@ -19,6 +19,7 @@ from .render import Message, replies
 from .render import signups as words
 from .render.markup import Markup
 from .render.posts import block_separator
+from .render.subjects import subject
 from .replies import Answers
 from .rules import started
 from .store import Game, Inbound, Signup
@@ -141,7 +142,7 @@ class Signups:
         tag = game.tag
         self.book.enqueue_message(game, Message(
             "signup-short", words.too_few(tag, len(names), cfg.min_players, self.book.markup), to=cfg.host,
-            subject=f"{tag}: too few players"), f"{tag}:signup-short:{at:%Y%m%d%H%M%S}")
+            subject=subject("too_few", tag)), f"{tag}:signup-short:{at:%Y%m%d%H%M%S}")
         self.changed(game, at)
         return 1
 
