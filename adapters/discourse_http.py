@@ -23,9 +23,10 @@ from datetime import datetime, timezone
 from typing import Callable
 
 import requests
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
+from .retries import read_wait
 
 INVALID_KEY = "API username or key is invalid"
 
@@ -38,16 +39,7 @@ class _Retry(Exception):
         self.retry_after = retry_after
 
 
-def _read_wait(backoff: float, max_wait: float):
-    exponential = wait_random_exponential(multiplier=backoff, max=max_wait)
-
-    def wait(state) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        after = getattr(error, "retry_after", None)
-        if after is not None:
-            return min(float(after), max_wait)
-        return exponential(state)
-    return wait
+_read_wait = read_wait  # (the name the Discourse modules knew it by)
 
 
 def topic_of(thread: str | None) -> int | None:

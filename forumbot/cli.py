@@ -180,6 +180,18 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
     return settings
 
 
+def read_text(path: str, who: str) -> str | None:
+    """A UTF-8 text file's text; None after saying in one line why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read()
+    except OSError as e:
+        print(f"{who}: {path}: {e.strerror or _one_line(e)}", file=sys.stderr)
+    except UnicodeDecodeError:
+        print(f"{who}: {path} is not UTF-8 text", file=sys.stderr)
+    return None
+
+
 def short_error(text: str) -> str:
     """An HTTP library's long "Max retries exceeded ... [Errno 111] Connection refused" as
     "cannot connect to host:port (Connection refused)"."""
@@ -317,14 +329,8 @@ def _check(args) -> int:
     except SettingsError as e:
         print(f"settings: {e}", file=sys.stderr)
         return 2
-    try:
-        with open(args.file, encoding="utf-8-sig") as f:
-            text = f.read()
-    except OSError as e:
-        print(f"check-config: {args.file}: {e.strerror or _one_line(e)}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print(f"check-config: {args.file} is not UTF-8 text", file=sys.stderr)
+    text = read_text(args.file, "check-config")
+    if text is None:
         return 2
     cfg, problems = parse_config(text, host="(host)", bot_name=bot_name)
     if problems:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import _one_line
+from .cli import _one_line, read_text
 
 
 def local(args) -> int:
@@ -77,15 +77,10 @@ def _pm(forum, args) -> int:
         print(f"local pm: {args.user!r} is not a username (letters, digits, _ and -)", file=sys.stderr)
         return 2
     if args.file:
-        try:
-            with open(args.file, encoding="utf-8-sig") as f:
-                text = f.read()
-        except OSError as e:
-            print(f"local pm: {args.file}: {e.strerror or _one_line(e)}", file=sys.stderr)
+        read = read_text(args.file, "local pm")
+        if read is None:
             return 2
-        except UnicodeDecodeError:
-            print(f"local pm: {args.file} is not UTF-8 text", file=sys.stderr)
-            return 2
+        text = read
     elif args.text == "-":
         text = sys.stdin.read()
     elif args.text:
