@@ -215,7 +215,7 @@ def page_leaks(html: str, names) -> list[str]:
     but for the reveals the rules make (a designated public order, In the Spotlight)."""
     leaks = []
     for line in page_lines(html):
-        if "public order" in line or line.startswith("In the Spotlight:"):
+        if "public order" in line or "In the Spotlight:" in line:  # (a page line has its symbol first)
             continue
         for n in names:
             near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"

@@ -10,7 +10,7 @@ from forumbot.demo import play
 from forumbot.rules.presets import MAX_PLAYERS, MIN_PLAYERS
 
 ROLE_WORDS = (r"(spy|spies|resistance|role|sabotag\w*|traitor|loyal|evil|good|minions?|servants?|"
-              r"merlin|percival|morgana|mordred|oberon|assassin)")
+              r"cylons?|humans?|merlin|percival|morgana|mordred|oberon|assassin)")
 
 
 def public_leaks(forum, names) -> list[str]:
