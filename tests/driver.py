@@ -3,8 +3,10 @@ random from the true state (seeded). Used where a game must come out the same wh
 happens to the forum or the process in between: fault injection and the crash sweep."""
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
 from datetime import timedelta
 
 from forumbot import deadlines, store
@@ -106,3 +108,37 @@ def outcome(export: dict) -> dict:
 
 def markers(texts) -> list[str]:
     return [m for text in texts for m in MARKER.findall(text or "")]
+
+
+def forked_cycle(t, url: str, make_forum) -> None:
+    """One bot cycle in a child process (a fresh adapter from `make_forum()`, as `run --once`
+    would make), which the fake forum may SIGKILL (`t.fake.victim`); then the parent reads
+    the store afresh. A kill counts in `t.crashes`; any other failure of the child fails."""
+    from forumbot.moderator import Moderator
+
+    store.close()
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the bot process: one cycle, then exit
+        code = 1
+        try:
+            os.close(ready_w)
+            os.read(ready_r, 1)  # wait until the parent knows our pid
+            store.connect(url)
+            Moderator(make_forum(), clock=t.clock).cycle()
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(ready_r)
+    t.fake.victim = pid
+    os.write(ready_w, b"x")
+    os.close(ready_w)
+    _, status = os.waitpid(pid, 0)
+    t.fake.victim = None
+    if os.WIFSIGNALED(status):
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        t.crashes += 1
+    else:
+        assert os.WEXITSTATUS(status) == 0, "the bot process failed"
+    store.connect(url)
+    t.mod = Moderator(t.forum, clock=t.clock)

@@ -7,7 +7,6 @@ outcome as the run with no crash, and no text may be posted twice.
 from __future__ import annotations
 
 import os
-import signal
 from collections import Counter
 from datetime import date
 
@@ -16,7 +15,7 @@ import pytest
 
 from forumbot import store
 from forumbot.moderator import Moderator
-from tests.driver import markers, outcome, play
+from tests.driver import forked_cycle, markers, outcome, play
 from tests.table import NAMES, RedditPeople, Table
 
 SEED = 5
@@ -43,32 +42,7 @@ class ForkedTable(Table):
         return RedditForum(praw.Reddit(**self.fake.praw_kwargs()), backoff=0, max_wait=0)
 
     def cycle(self, fresh: bool = False):
-        store.close()
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the bot process: one cycle, then exit
-            code = 1
-            try:
-                os.close(ready_w)
-                os.read(ready_r, 1)  # wait until the parent knows our pid
-                store.connect(self.url)
-                Moderator(self._forum(), clock=self.clock).cycle()
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(ready_r)
-        self.fake.victim = pid
-        os.write(ready_w, b"x")
-        os.close(ready_w)
-        _, status = os.waitpid(pid, 0)
-        self.fake.victim = None
-        if os.WIFSIGNALED(status):
-            assert os.WTERMSIG(status) == signal.SIGKILL
-            self.crashes += 1
-        else:
-            assert os.WEXITSTATUS(status) == 0, "the bot process failed"
-        store.connect(self.url)
-        self.mod = Moderator(self.forum, clock=self.clock)  # the parent reads the store afresh
+        forked_cycle(self, self.url, self._forum)
         return _Report()
 
 

@@ -5,9 +5,7 @@ forum; what real Discourse does that a naive adapter gets wrong has a test each;
 crashes, the bad-input corpus, secrecy and doctor run here too."""
 from __future__ import annotations
 
-import os
 import re
-import signal
 from collections import Counter
 
 import pytest
@@ -18,7 +16,7 @@ from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum, marker
 from forumbot import store
 from forumbot.moderator import Moderator
 from tests.conftest import Clock
-from tests.driver import outcome, play, settle
+from tests.driver import forked_cycle, outcome, play, settle
 from tests.fakediscourse import DELETED_BY_AUTHOR, FakeDiscourse
 from tests.table import NAMES, LocalPeople, Table, config_text
 
@@ -751,32 +749,7 @@ class ForkedTable(DiscourseTable):
         return make_forum(fake, monotonic=lambda: clock().timestamp())
 
     def cycle(self, fresh: bool = False):
-        store.close()
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(ready_w)
-                os.read(ready_r, 1)
-                store.connect(self.url)
-                Moderator(self._forum(self.fake, self.clock), clock=self.clock).cycle()
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(ready_r)
-        self.fake.victim = pid
-        os.write(ready_w, b"x")
-        os.close(ready_w)
-        _, status = os.waitpid(pid, 0)
-        self.fake.victim = None
-        if os.WIFSIGNALED(status):
-            assert os.WTERMSIG(status) == signal.SIGKILL
-            self.crashes += 1
-        else:
-            assert os.WEXITSTATUS(status) == 0, "the bot process failed"
-        store.connect(self.url)
-        self.mod = Moderator(self.forum, clock=self.clock)
+        forked_cycle(self, self.url, lambda: self._forum(self.fake, self.clock))
         return type("Report", (), {"errors": [], "fetched": 0})()
 
 
