@@ -88,7 +88,8 @@ def load_settings(path: str | None = None) -> Settings:
             raise ValueError
     except ValueError:
         raise SettingsError("[bot] writes_per_minute: must be a whole number of at least 1") from None
-    s.hosts = {h.strip().removeprefix("u/") for h in bot.get("hosts", "").split(",") if h.strip()}
+    # a host as an operator may write one: alice, u/alice (Reddit), @alice (Discourse)
+    s.hosts = {h.strip().removeprefix("u/").removeprefix("@") for h in bot.get("hosts", "").split(",") if h.strip()}
     s.log_level = (bot.get("log_level", "") or "info").strip().lower()
     if s.log_level not in LOG_LEVELS:
         raise SettingsError(f"[bot] log_level = {s.log_level}: must be one of {', '.join(LOG_LEVELS)}")

@@ -71,3 +71,9 @@ def test_a_forum_is_found_through_the_adapter_registry(tmp_path, monkeypatch):
     p.write_text("[bot]\nforum = nowhere\n")
     with pytest.raises(SettingsError, match="must be local, reddit, discourse or elsewhere"):
         load_settings(str(p))
+
+
+def test_hosts_may_be_written_as_each_forum_mentions_them(tmp_path):
+    p = tmp_path / "s.ini"
+    p.write_text("[bot]\nforum = local\nhosts = u/alice, @bob, carol\n")
+    assert load_settings(str(p)).hosts == {"alice", "bob", "carol"}
