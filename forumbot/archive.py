@@ -194,23 +194,26 @@ def _now(state: GameState) -> dict:
     """The open step, in public words: never who must act in the assassination."""
     if state.paused_at is not None:
         return {"text": "The game is paused by the host.", "mission": state.mission}
+    shown = state.shown
+    leader = shown(state.leader) if state.leader else state.leader
     if state.phase == PROPOSAL:
-        text = (f"Mission {state.mission}, proposal {state.attempt}: {state.leader} leads and "
+        text = (f"Mission {state.mission}, proposal {state.attempt}: {leader} leads and "
                 f"proposes a team of {state.team_size()}.")
     elif state.phase == TEAM_VOTE:
-        text = f"Mission {state.mission}: the vote on {state.leader}'s team ({', '.join(state.team)})."
+        text = f"Mission {state.mission}: the vote on {leader}'s team ({', '.join(shown(n) for n in state.team)})."
     elif state.phase == MISSION:
-        text = f"Mission {state.mission} is under way with {', '.join(state.team)}."
+        text = f"Mission {state.mission} is under way with {', '.join(shown(n) for n in state.team)}."
     elif state.phase == "assassination":
         text = "The assassination: the Assassin names the player they believe is Merlin."
     else:
-        who = f" Waiting for {', '.join(state.actors)}." if state.actors else ""
+        who = f" Waiting for {', '.join(shown(n) for n in state.actors)}." if state.actors else ""
         text = f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}"
     return {"text": text, "mission": state.mission}
 
 def _player(state: GameState, seat, reveal: bool, replacements) -> dict:
-    out = {"name": seat.name, "disqualified": seat.disqualified,
-           "replaced": replacements.get(seat.name, []), "role": None, "short_role": None,
+    """A seat as the page shows it: the username on it now (`seat`: its id, for the grid)."""
+    out = {"name": seat.name, "seat": seat.id, "disqualified": seat.disqualified,
+           "replaced": replacements.get(seat.id, []), "role": None, "short_role": None,
            "side": None, "side_name": None}
     if reveal:
         role = _role_name(seat.role)
@@ -224,10 +227,10 @@ def _track(state: GameState) -> list[dict]:
     n = len(state.seats)
     out = []
     for i in range(1, 6):
-        done = next((m for m in state.missions if m["number"] == i), None)
+        done = next((m for m in state.missions if m.number == i), None)
         out.append({
             "number": i, "size": TEAM_SIZES[n][i - 1], "two_fails": fails_needed(state.config.rules, n, i) == 2,
-            "result": done["result"] if done else None,
+            "result": done.result if done else None,
             "current": state.running and state.mission == i and not done,
         })
     return out

@@ -2,7 +2,9 @@
 each mission with its public moments, the reveal at the end, and the timeline of the host's
 and the bot's interruptions. With the names and moments both parts share.
 
-As in archive.py, a running game's account holds only what the thread has shown."""
+As in archive.py, a running game's account holds only what the thread has shown. The events
+name seats by their ids; the page names them by the usernames on them (`_Seats`: those on
+them at the time of each event, as the thread named them then)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -10,6 +12,11 @@ from zoneinfo import ZoneInfo
 
 from .deadlines import format_duration
 from .rules import events as ev
+from .rules.assassin import Assassinated, AssassinationOverdue
+from .rules.commander import CommanderNamed
+from .rules.lady import LadySkipped, LadyUsed
+from .rules.mission_cards import McBadge, McPlayed
+from .rules.plot_events import PlotDeclared, PlotPlayed, PlotReveal, PlotSpotlight, PlotTaken, TeamVetoed
 from .rules.state import MISSION, SPIES, GameState, phase_words
 
 PLAIN_ROLES = ("resistance", "spy", "servant", "minion", "human", "cylon")  # no special power
@@ -63,99 +70,146 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 def _replacements(events) -> dict[str, list[dict]]:
-    """Who took over which seat, by the seat's final name: [{"from": old, "mission": m}]."""
+    """Who took over which seat, by the seat's id at the end of the log (`Seat.id`):
+    [{"from": the username that left it, "mission": m}]."""
     out: dict[str, list[dict]] = {}
     mission = 0
-    for e in events:
+    for e, then in _Seats(events).replay(events):
         mission = _mission_of(e, mission)
-        if e.type == "player_replaced":
-            old, new = e.data["player"], e.data["by"]
-            history = out.pop(old, [])
-            out[new] = history + [{"from": old, "mission": mission or 1}]
+        if isinstance(e, ev.PlayerReplaced):
+            out.setdefault(then.final(e.player), []).append(
+                {"from": then.name(e.player), "mission": mission or 1})
     return out
 
 def _mission_of(e, current: int) -> int:
     """The mission an event belongs to: the last one named (a Lady after mission 2: 2)."""
-    d = e.data
-    if e.type == ev.MISSION_RESOLVED:
-        return d["number"]
-    if isinstance(d.get("mission"), int):
-        return d["mission"]
+    if isinstance(e, ev.MissionResolved):
+        return e.number
+    # (any event with a mission of its own; one of a type no module registers keeps its data)
+    mission = e.get("mission") if isinstance(e, ev.RawEvent) else getattr(e, "mission", None)
+    if isinstance(mission, int):
+        return mission
     return current
 
 
+class _Then:
+    """The seats as an event found them: the id it names each seat by, and the username on
+    each seat then."""
+
+    __slots__ = ("ids", "names", "firsts", "finals", "by_final")
+
+    def __init__(self, ids: dict[str, str], names: dict[str, str], finals: dict[str, str]):
+        self.ids = ids  # the seat's first id -> the id the events name it by then
+        self.names = names  # that id -> the username on the seat then
+        self.firsts = {now: first for first, now in ids.items()}
+        self.finals = finals  # the seat's first id -> its id at the end of the log
+        self.by_final = {final: first for first, final in finals.items()}
+
+    def seat(self, final: str) -> str:
+        """The id the events named seat `final` (its id at the end of the log) by then."""
+        return self.ids.get(self.by_final.get(final, final), final)
+
+    def name(self, seat: str) -> str:
+        """The username on seat `seat` (as the events named it then) then."""
+        return self.names.get(seat, seat)
+
+    def final(self, seat: str) -> str:
+        """The id at the end of the log of seat `seat` (as the events named it then)."""
+        return self.finals.get(self.firsts.get(seat, seat), seat)
+
+
 class _Seats:
-    """Who sat in each seat when: a REPLACE hands a seat and its history to a newcomer, and
-    the state renames the seat everywhere; the page shows each vote and order under the
-    name of whoever cast it, in the row of the seat."""
+    """Who sat in each seat when. The events name a seat by its id; a REPLACE hands the seat
+    and its history to a newcomer. In a log with seat ids (`keeps_id`) the seat keeps its
+    id and only the username on it changes; in a log from before them, the seat was renamed
+    by value, and the events after it name the seat by the newcomer. Either way the page
+    shows each vote and order under the name of whoever cast it, in the row of the seat."""
 
     def __init__(self, events: list) -> None:
-        self.now: dict[str, str] = {}  # the seat's first name -> who holds it now
+        self.ids: dict[str, str] = {}  # the seat's first id -> the id the events name it by now
+        self.names: dict[str, str] = {}  # that id -> the username on the seat now
         for e in events:
-            if e.type == ev.GAME_STARTED:
-                self.now = {n: n for n in e.data["order"]}
-            elif e.type == "player_replaced":
-                self._hand_over(e.data["player"], e.data["by"])
-        self.final = dict(self.now)
-        self.first = {final: first for first, final in self.final.items()}
-        self.now = {}
+            self._step(e)
+        self.finals = dict(self.ids)
+        self.ids, self.names = {}, {}
 
-    def _hand_over(self, old: str, new: str) -> None:
-        for first, name in self.now.items():
-            if name == old:
-                self.now[first] = new
+    def _step(self, e) -> bool:
+        """Follow event `e` (into new dicts: what an earlier event saw stays); True if the
+        seats changed."""
+        if isinstance(e, ev.GameStarted):
+            self.ids = {n: n for n in e.order}
+            self.names = {n: n for n in e.order}
+            return True
+        if isinstance(e, ev.PlayerReplaced):
+            names = dict(self.names)
+            if e.keeps_id:
+                names[e.player] = e.by
+            else:  # renamed by value: from now on the events name the seat by the newcomer
+                names.pop(e.player, None)
+                names[e.by] = e.by
+                self.ids = {first: (e.by if now == e.player else now) for first, now in self.ids.items()}
+            self.names = names
+            return True
+        return False
 
     def replay(self, events):
-        """(event, {a seat's final name: who held it then}) for each event, in order."""
+        """(event, _Then: the seats as the event found them) for each event, in order (the
+        start: as it deals them)."""
+        then = _Then(self.ids, self.names, self.finals)
         for e in events:
-            if e.type == ev.GAME_STARTED:
-                self.now = {n: n for n in e.data["order"]}
-            elif e.type == "player_replaced":
-                self._hand_over(e.data["player"], e.data["by"])
-            yield e, {final: self.now.get(first, final) for final, first in self.first.items()}
+            if isinstance(e, ev.GameStarted):
+                self._step(e)
+                then = _Then(self.ids, self.names, self.finals)
+                yield e, then
+            elif self._step(e):
+                yield e, then
+                then = _Then(self.ids, self.names, self.finals)
+            else:
+                yield e, then
 
 
 def _grid(state: GameState, players: list[dict], events) -> dict:
-    """The vote grid: one row per seat, one column per closed vote."""
-    vetoed = {(e.data["mission"], e.data["proposal"]) for e in events if e.type == ev.TEAM_VETOED}
+    """The vote grid: one row per seat (`players`' "seat": its id), one column per closed vote."""
+    vetoed = {(e.mission, e.proposal) for e in events if isinstance(e, TeamVetoed)}
     columns = []
-    for e, then in _Seats(events).replay(events):
-        if e.type != ev.VOTE_CLOSED:
+    for v, then in _Seats(events).replay(events):
+        if not isinstance(v, ev.VoteClosed):
             continue
-        v = e.data
-        barred = set(v.get("not_voting", []))
-        critical = set(v.get("critical", []))
-        defaulted = set(v.get("defaulted", []))
-        proxied = v.get("proxied", {})
-        team = list(v["team"])
-        veto = (v["mission"], v["proposal"]) in vetoed
+        name = then.name
+        barred = set(v.not_voting)
+        critical = set(v.critical)
+        defaulted = set(v.defaulted)
+        proxied = v.proxied
+        team = list(v.team)
+        veto = (v.mission, v.proposal) in vetoed
         cells = []
         for p in players:
-            name = then.get(p["name"], p["name"])
-            kind = "barred" if name in barred else v["votes"].get(name, "abstain")
+            seat = then.seat(p["seat"])
+            who = name(seat)
+            kind = "barred" if seat in barred else v.votes.get(seat, "abstain")
             words = ["not voting (barred by a card)" if kind == "barred" else VOTE_WORDS.get(kind, kind)]
-            if name in critical:
+            if seat in critical:
                 words.append("critical, counted double")
-            if name in defaulted:
+            if seat in defaulted:
                 words.append("a default (missed)")
-            if name in proxied:
-                words.append(f"cast by {proxied[name]} (Chicago Proxy)")
-            if name == v["leader"]:
+            if seat in proxied:
+                words.append(f"cast by {name(proxied[seat])} (Chicago Proxy)")
+            if seat == v.leader:
                 words.append("leader")
-            if name in team:
+            if seat in team:
                 words.append("on the team")
             cells.append({
                 "kind": kind, "symbol": VOTE_SYMBOLS.get(kind, "?"), "label": ", ".join(words),
-                "title": f"{name}, M{v['mission']}.{v['proposal']}: " + ", ".join(words),
-                "default": name in defaulted, "critical": name in critical,
-                "proxy": proxied.get(name), "leader": name == v["leader"], "team": name in team,
+                "title": f"{who}, M{v.mission}.{v.proposal}: " + ", ".join(words),
+                "default": seat in defaulted, "critical": seat in critical,
+                "proxy": name(proxied[seat]) if seat in proxied else None,
+                "leader": seat == v.leader, "team": seat in team,
             })
-        approves = v.get("approve", sum(1 for x in v["votes"].values() if x == "approve"))
-        rejects = v.get("reject", sum(1 for x in v["votes"].values() if x == "reject"))
         columns.append({
-            "id": f"M{v['mission']}.{v['proposal']}", "mission": v["mission"], "proposal": v["proposal"],
-            "leader": v["leader"], "team": team, "approved": v["approved"] and not veto,
-            "vetoed": veto, "approve": approves, "reject": rejects, "cells": cells,
+            "id": f"M{v.mission}.{v.proposal}", "mission": v.mission, "proposal": v.proposal,
+            "leader": name(v.leader), "team": [name(n) for n in team],
+            "approved": v.approved and not veto,
+            "vetoed": veto, "approve": v.approve, "reject": v.reject, "cells": cells,
         })
     groups: list[dict] = []
     for c in columns:
@@ -164,7 +218,7 @@ def _grid(state: GameState, players: list[dict], events) -> dict:
         else:
             groups.append({"mission": c["mission"], "span": 1})
         c["first"] = groups[-1]["span"] == 1
-    results = {m["number"]: m["result"] for m in state.missions}
+    results = {m.number: m.result for m in state.missions}
     for g in groups:
         g["result"] = results.get(g["mission"])
     rows = [{"player": p, "cells": [c["cells"][i] for c in columns]} for i, p in enumerate(players)]
@@ -175,92 +229,99 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
     """Each resolved mission (and the one under way), with its public moments. Names are
     those of the players who were on the team then."""
     moments: dict[int, list[dict]] = {}
+    resolved: list[tuple[ev.MissionResolved, _Then]] = []
     mission = 0
-    for e in events:
+    for e, then in _Seats(events).replay(events):
         mission = _mission_of(e, mission)
-        m = _moment(state, e, reveal)
-        if m is not None:
-            moments.setdefault(mission, []).append(m)
+        moment = _moment(state, e, reveal, then)
+        if moment is not None:
+            moments.setdefault(mission, []).append(moment)
+        if isinstance(e, ev.MissionResolved):
+            resolved.append((e, then))
     proposals: dict[int, int] = {}
     for v in state.vote_history:
-        proposals[v["mission"]] = proposals.get(v["mission"], 0) + 1
+        proposals[v.mission] = proposals.get(v.mission, 0) + 1
     out = []
-    for e in events:
-        if e.type != ev.MISSION_RESOLVED:
-            continue
-        m = e.data
-        shown = reveal or m.get("count_shown", True)
-        public = m.get("public")
+    for m, then in resolved:
+        name = then.name
+        shown = reveal or m.count_shown
+        public = m.public
         team = []
-        for name in m["team"]:
-            order = m["orders"].get(name) if (reveal or name == public) else None
-            team.append({"name": name, "order": order, "default": reveal and name in m["defaulted"],
-                         "public": name == public})
+        for seat in m.team:
+            order = m.orders.get(seat) if (reveal or seat == public) else None
+            team.append({"name": name(seat), "order": order, "default": reveal and seat in m.defaulted,
+                         "public": seat == public})
         out.append({
-            "number": m["number"], "leader": m["leader"], "team": team, "result": m["result"],
-            "sabotages": m["sabotages"] if shown else None, "fails_needed": m["fails_needed"],
-            "count_hidden_in_thread": not m.get("count_shown", True),
-            "public": public,
-            "proposals": proposals.get(m["number"], 0),
-            "moments": moments.get(m["number"], []), "open": False,
+            "number": m.number, "leader": name(m.leader), "team": team, "result": m.result,
+            "sabotages": m.sabotages if shown else None, "fails_needed": m.fails_needed,
+            "count_hidden_in_thread": not m.count_shown,
+            "public": name(public) if public else public,
+            "proposals": proposals.get(m.number, 0),
+            "moments": moments.get(m.number, []), "open": False,
         })
     if state.running and state.phase == MISSION and not any(x["number"] == state.mission for x in out):
-        out.append({"number": state.mission, "leader": state.leader,
-                    "team": [{"name": n, "order": None, "default": False, "public": n == state.public}
-                             for n in state.team],
+        shown_now = state.shown
+        out.append({"number": state.mission, "leader": shown_now(state.leader or ""),
+                    "team": [{"name": shown_now(n), "order": None, "default": False,
+                              "public": n == state.public} for n in state.team],
                     "result": None, "sabotages": None, "fails_needed": state.fails_needed(),
-                    "count_hidden_in_thread": False, "public": state.public,
+                    "count_hidden_in_thread": False,
+                    "public": shown_now(state.public) if state.public else state.public,
                     "proposals": proposals.get(state.mission, 0),
                     "moments": moments.get(state.mission, []), "open": True})
     return out
 
 
-def _moment(state: GameState, e, reveal: bool) -> dict | None:
-    """A public moment of a mission (cards, the Lady), as the thread told it."""
-    d = e.data
-    t = e.type
-    if t == ev.LADY_USED:
-        text = f"{d['holder']} uses the Lady of the Lake on {d['target']}."
+def _moment(state: GameState, e, reveal: bool, then: _Then | None = None) -> dict | None:
+    """A public moment of a mission (cards, the Lady), as the thread told it, with the
+    usernames on the seats then (`then`; without it, those on the seats now)."""
+    if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
+        return None
+    name = then.name if then is not None else state.shown
+    if isinstance(e, LadyUsed):
+        text = f"{name(e.holder)} uses the Lady of the Lake on {name(e.target)}."
         if reveal:
-            text += f" The Lady showed {_side_name(state, d['side'])}."
+            text += f" The Lady showed {_side_name(state, e.side)}."
         return {"symbol": "◈", "kind": "Lady of the Lake", "text": text}
-    if t == ev.LADY_SKIPPED:
-        return {"symbol": "◈", "kind": "Lady of the Lake", "text": f"Not used ({d['reason']})."}
-    if t == ev.PLOT_PLAYED:
-        if d["card"] == "chicago-proxy":
+    if isinstance(e, LadySkipped):
+        return {"symbol": "◈", "kind": "Lady of the Lake", "text": f"Not used ({e.reason})."}
+    if isinstance(e, PlotPlayed):
+        if e.card == "chicago-proxy":
             return {"symbol": "▤", "kind": "Plot Card",
-                    "text": f"{d['holder']} plays Chicago Proxy on {d['target']}."}
-        target = f" on {d['target']}" if d.get("target") else ""
-        return {"symbol": "▤", "kind": "Plot Card", "text": f"{d['holder']} plays {_card_name(d['card'])}{target}."}
-    if t == ev.PLOT_DECLARED:
+                    "text": f"{name(e.holder)} plays Chicago Proxy on {name(e.target or '')}."}
+        target = f" on {name(e.target)}" if e.target else ""
         return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{d['holder']} plays Keeping a Close Eye on You."}
-    if t == ev.PLOT_TAKEN:
+                "text": f"{name(e.holder)} plays {_card_name(e.card)}{target}."}
+    if isinstance(e, PlotDeclared):
         return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{d['by']} takes {_card_name(d['card'])} from {d['source']}."}
-    if t == ev.PLOT_REVEAL and d["card"] != "close-eye":
-        text = f"{d['holder']} chooses {d['target']} for {_card_name(d['card'])}."
+                "text": f"{name(e.holder)} plays Keeping a Close Eye on You."}
+    if isinstance(e, PlotTaken):
+        return {"symbol": "▤", "kind": "Plot Card",
+                "text": f"{name(e.by)} takes {_card_name(e.card)} from {name(e.source)}."}
+    if isinstance(e, PlotReveal) and e.card != "close-eye":
+        text = f"{name(e.holder)} chooses {name(e.target)} for {_card_name(e.card)}."
         return {"symbol": "▤", "kind": "Plot Card", "text": text}
-    if t == ev.TEAM_VETOED:
+    if isinstance(e, TeamVetoed):
         return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{d['holder']} plays No Confidence: proposal {d['proposal']} is rejected after all."}
-    if t == ev.PLOT_SPOTLIGHT:
+                "text": f"{name(e.holder)} plays No Confidence: proposal {e.proposal} is rejected after all."}
+    if isinstance(e, PlotSpotlight):
         return {"symbol": "◉", "kind": "Plot Card",
-                "text": f"In the Spotlight: {d['target']}'s order was {d['order'].upper()}."}
-    if t == "mc_played":
-        target = f" on {d['target']}" if d.get("target") else ""
-        return {"symbol": "▣", "kind": "Mission Card", "text": f"{d['holder']} plays {_card_name(d['card'])}{target}."}
-    if t == "mc_badge":
+                "text": f"In the Spotlight: {name(e.target)}'s order was {e.order.upper()}."}
+    if isinstance(e, McPlayed):
+        target = f" on {name(e.target)}" if e.target else ""
         return {"symbol": "▣", "kind": "Mission Card",
-                "text": f"{d['holder']} plays Badge of Merit and moves to just after {d['after']}."}
-    if t == ev.COMMANDER_NAMED:
-        return {"symbol": "✪", "kind": "Commander", "text": f"{d['commander']} is the Mission Commander."}
+                "text": f"{name(e.holder)} plays {_card_name(e.card)}{target}."}
+    if isinstance(e, McBadge):
+        return {"symbol": "▣", "kind": "Mission Card",
+                "text": f"{name(e.holder)} plays Badge of Merit and moves to just after {name(e.after)}."}
+    if isinstance(e, CommanderNamed):
+        return {"symbol": "✪", "kind": "Commander", "text": f"{name(e.commander)} is the Mission Commander."}
     return None
 
 
 def _reveal(state: GameState, events) -> list[dict]:
     """The end: each side with its players and roles, and the assassination."""
-    shot = next((e.data for e in events if e.type == ev.ASSASSINATED), None)
+    shot = next((e for e in events if isinstance(e, Assassinated)), None)
     replacements = _replacements(events)
     sides = []
     for side in ("resistance", "spies"):
@@ -271,10 +332,10 @@ def _reveal(state: GameState, events) -> list[dict]:
                       "players": [{"name": s.name, "role": _role_name(s.role),
                                    "special": s.role not in PLAIN_ROLES,
                                    "disqualified": s.disqualified,
-                                   "replaced": replacements.get(s.name, [])} for s in seats]})
+                                   "replaced": replacements.get(s.id, [])} for s in seats]})
     if shot:
-        sides[1]["shot"] = (f"{shot['assassin']}, the Assassin, named {shot['target']}: "
-                            + ("Merlin, a hit." if shot["hit"] else "a miss, they were not Merlin."))
+        sides[1]["shot"] = (f"{state.shown(shot.assassin)}, the Assassin, named {state.shown(shot.target)}: "
+                            + ("Merlin, a hit." if shot.hit else "a miss, they were not Merlin."))
     return sides
 
 
@@ -282,77 +343,80 @@ def _timeline(state: GameState, events, clock: _Clock) -> list[dict]:
     """The host's actions, the seats that changed hands, and the bot's own interruptions."""
     out = []
     mission = 0
-    for e in events:
+    for e, then in _Seats(events).replay(events):
         mission = _mission_of(e, mission)
-        item = _timeline_item(state, e, clock)
+        item = _timeline_item(state, e, clock, then)
         if item is not None:
             item.update(at=clock.moment(e.at), mission=mission or None)
             out.append(item)
     return out
 
 
-def _timeline_item(state: GameState, e, clock: _Clock) -> dict | None:
-    """An event of the timeline, in the words of the thread's post about it."""
-    d = e.data
-    t = e.type
-    if t == ev.GAME_STARTED:
+def _timeline_item(state: GameState, e, clock: _Clock, then: _Then | None = None) -> dict | None:
+    """An event of the timeline, in the words of the thread's post about it, with the
+    usernames on the seats then (`then`, as the event found them; without it, those now)."""
+    if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
+        return None
+    name = then.name if then is not None else state.shown
+    if isinstance(e, ev.GameStarted):
         return {"kind": "start", "label": "Start", "symbol": "▶",
-                "text": f"The game starts with {len(d['order'])} players. Leader order: {', '.join(d['order'])}."}
-    if t == ev.HOST_ACTION:
-        action = d.get("action", "close")
+                "text": f"The game starts with {len(e.order)} players. Leader order: "
+                        f"{', '.join(name(n) for n in e.order)}."}
+    if isinstance(e, ev.HostAction):
+        action = e.action or "close"
         if action == "skip":
-            text = f"The host skipped {phase_words(d['phase'])}: it ended as if its deadline had passed."
+            text = f"The host skipped {phase_words(e.phase)}: it ended as if its deadline had passed."
         elif action == "record":
-            if d.get("kind") == "MissionOrder":
+            if e.kind == "MissionOrder":
                 text = "The host recorded a mission order that was sent to them privately."
             else:
-                what = {"TeamVote": "vote", "Propose": "proposal"}.get(d.get("kind"), "choice")
-                text = f"The host recorded {d['player']}'s {what}, sent to them privately."
+                what = {"TeamVote": "vote", "Propose": "proposal"}.get(e.kind or "", "choice")
+                text = f"The host recorded {name(e.player or '')}'s {what}, sent to them privately."
         else:
-            what = "team vote" if d.get("phase") == "team_vote" else "mission"
+            what = "team vote" if e.phase == "team_vote" else "mission"
             text = f"The host closed the {what} early; what was missing took its default."
         return {"kind": "host", "label": "Host", "symbol": "⚑", "text": text}
-    if t == ev.DEADLINE_EXTENDED:
+    if isinstance(e, ev.DeadlineExtended):
         return {"kind": "host", "label": "Host", "symbol": "⚑",
-                "text": f"The host extended the deadline of {phase_words(d['phase'])} "
-                        f"by {format_duration(d['seconds'])}."}
-    if t == ev.GAME_PAUSED:
+                "text": f"The host extended the deadline of {phase_words(e.phase)} "
+                        f"by {format_duration(e.seconds)}."}
+    if isinstance(e, ev.GamePaused):
         until = ""
-        if d.get("until"):
-            until = f" until {clock.moment(datetime.fromisoformat(d['until']))['full']}"
+        if e.until:
+            until = f" until {clock.moment(datetime.fromisoformat(e.until))['full']}"
         return {"kind": "host", "label": "Host", "symbol": "‖", "text": f"The host paused the game{until}."}
-    if t == ev.GAME_RESUMED:
+    if isinstance(e, ev.GameResumed):
         return {"kind": "host", "label": "Host", "symbol": "▷",
-                "text": f"The game resumed after {_span(d['paused_seconds'])}, with the time that was left."}
-    if t == "player_replaced":
-        back = " The seat had been disqualified; it played again from then on." if d.get("was_disqualified") else ""
+                "text": f"The game resumed after {_span(e.paused_seconds)}, with the time that was left."}
+    if isinstance(e, ev.PlayerReplaced):
+        back = " The seat had been disqualified; it played again from then on." if e.was_disqualified else ""
         return {"kind": "seat", "label": "Substitution", "symbol": "⇆",
-                "text": f"{d['by']} replaces {d['player']}, taking over the seat and its history.{back}"}
-    if t == ev.PLAYER_DISQUALIFIED:
+                "text": f"{e.by} replaces {name(e.player)}, taking over the seat and its history.{back}"}
+    if isinstance(e, ev.PlayerDisqualified):
         return {"kind": "seat", "label": "Disqualified", "symbol": "⊘",
-                "text": f"{d['player']} is disqualified ({d['reason']}); the seat plays the defaults."}
-    if t == ev.DEADLINE_MOVED:
-        gone = "The forum could not be read" if d.get("reason") == "forum" else "The bot was not running"
+                "text": f"{name(e.player)} is disqualified ({e.reason}); the seat plays the defaults."}
+    if isinstance(e, ev.DeadlineMoved):
+        gone = "The forum could not be read" if e.reason == "forum" else "The bot was not running"
         return {"kind": "bot", "label": "Bot", "symbol": "⟳",
-                "text": f"{gone} for a while, so the deadline of {phase_words(d['phase'])} moved on."}
-    if t == ev.PROPOSALS_STALLED:
+                "text": f"{gone} for a while, so the deadline of {phase_words(e.phase)} moved on."}
+    if isinstance(e, ev.ProposalsStalled):
         return {"kind": "bot", "label": "Bot", "symbol": "⟳",
                 "text": "A full turn of leaders let the proposal deadline pass; the host was told."}
-    if t == ev.ASSASSINATION_OVERDUE:
+    if isinstance(e, AssassinationOverdue):
         return {"kind": "bot", "label": "Bot", "symbol": "⟳",
                 "text": "The assassination's deadline passed; the game waited for the shot."}
-    if t == ev.GAME_ENDED:
-        if d["reason"] == "aborted":
+    if isinstance(e, ev.GameEnded):
+        if e.reason == "aborted":
             text = "The host aborted the game."
             return {"kind": "host", "label": "Host", "symbol": "■", "text": text}
-        if d["reason"] == "abandoned":
+        if e.reason == "abandoned":
             return {"kind": "end", "label": "End", "symbol": "■",
                     "text": "The game was abandoned: nobody proposed a team for two full turns."}
         from .status import WIN_REASONS
 
         return {"kind": "end", "label": "End", "symbol": "■",
-                "text": f"{_capital(_side_name(state, d['winner']))} win, "
-                        f"by {WIN_REASONS.get(d['reason'], d['reason'])}."}
+                "text": f"{_capital(_side_name(state, e.winner or ''))} win, "
+                        f"by {WIN_REASONS.get(e.reason, e.reason)}."}
     return None
 
 

@@ -14,6 +14,7 @@ from adapters.local import LocalForum
 from . import store
 from .moderator import Moderator
 from .rules.commands import Propose
+from .rules.lady import held as lady_held
 from .rules.presets import spy_count
 from .rules.random_play import _module_moves
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
@@ -245,7 +246,7 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             else:
                 yes = n in state.team or rng.random() < 0.55 or state.rejections >= 3
             vote = "APPROVE" if yes else "REJECT"
-            hand = state.extra.get("plot", {}).get("hands", {}).get(n, [])
+            hand = state.extra["plot"].hands.get(n, []) if "plot" in state.extra else []
             if "chicago-proxy" in hand and rng.random() < 0.3:
                 free: list[str | None] = [x for x in state.waiting_for() if x != n and x not in state.proxied]
                 target = rng.choice(free or [None])
@@ -254,7 +255,7 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
             if state.config.rules.critical_votes and rng.random() < 0.1:
                 vote = "CRITICAL " + vote
             pm_only = state.config.team_votes == "pm" or state.mission in state.config.rules.pm_vote_missions
-            if n in state.extra.get("plot", {}).get("opinion", []):
+            if "plot" in state.extra and n in state.extra["plot"].opinion:
                 pm_only = False
                 forum.comment(n, game.thread, f"**{vote}**")
                 acted = True
@@ -297,56 +298,59 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
         acted = True
     elif state.phase == "lady":
         holder = sims[state.waiting_for()[0]]
-        targets = [n for n in state.names if n not in state.extra["lady_past"]]
+        targets = [state.shown(n) for n in state.ids if n not in lady_held(state)]
         forum.comment(holder.name, game.thread, f"**LADY: {rng.choice(targets)}**")
         acted = True
     return acted
 
 
 def _play_cards(game, forum: LocalForum, state, sims, rng) -> bool:
-    """The simulated players' Plot Card moves: hand out, choose, play or pass."""
+    """The simulated players' Plot Card moves: hand out, choose, play or pass. (The cards'
+    state names seats by their ids; a player speaks, and names others, by username.)"""
     plot = state.extra["plot"]
-    say = lambda who, text: forum.comment(who, game.thread, text)  # noqa: E731
+    n_ = state.shown
+    say = lambda who, text: forum.comment(n_(who), game.thread, text)  # noqa: E731
     from .rules.plot_deck import BY_KEY
 
     if state.phase == "hand_out":
         leader = state.actors[0]
-        others = [n for n in state.names if n != leader and n not in plot["given_to"]
-                  and not state.seat(n).disqualified]
+        others = [x.id for x in state.seats if x.id != leader and x.id not in plot.given_to
+                  and not x.disqualified]
         rng.shuffle(others)
-        for card, to in zip(plot["drawn"], others):
-            say(leader, f"**GIVE: {BY_KEY[card].name} -> {to}**")
+        for card, to in zip(plot.drawn, others):
+            say(leader, f"**GIVE: {BY_KEY[card].name} -> {n_(to)}**")
         return True
     if state.phase == "plot_choice":
-        card, holder = plot["current"]
+        card, holder = plot.current
         if card == "take-responsibility":
-            options = [(n, c) for n, hand in plot["hands"].items() if n != holder for c in hand]
+            options = [(n, c) for n, hand in plot.hands.items() if n != holder for c in hand]
             source, taken = rng.choice(options)
-            say(holder, f"**TAKE: {BY_KEY[taken].name} FROM {source}**")
+            say(holder, f"**TAKE: {BY_KEY[taken].name} FROM {n_(source)}**")
         else:
-            i = state.names.index(holder)
-            pool = ([state.names[i - 1], state.names[(i + 1) % len(state.names)]] if card == "overheard"
-                    else [n for n in state.names if n != holder])
-            say(holder, f"**CHOOSE: {rng.choice(pool)}**")
+            ids = state.ids
+            i = ids.index(holder)
+            pool = ([ids[i - 1], ids[(i + 1) % len(ids)]] if card == "overheard"
+                    else [n for n in ids if n != holder])
+            say(holder, f"**CHOOSE: {n_(rng.choice(pool))}**")
         return True
-    kind = plot["window"]["kind"]
+    kind = plot.window.kind
     for holder in list(state.actors):
-        hand = plot["hands"].get(holder, [])
+        hand = plot.hands.get(holder, [])
         if kind in ("round_start", "after_veto") and rng.random() < 0.3:
             say(holder, "**PLAY: Strong Leader**")
             return True
         if kind == "approved" and "no-confidence" in hand and sims[holder].spy and rng.random() < 0.5:
             say(holder, "**PLAY: No Confidence**")
         elif kind == "approved" and "spotlight" in hand and rng.random() < 0.5:
-            say(holder, f"**PLAY: In the Spotlight -> {rng.choice(state.team)}**")
-        elif kind == "after_result" and state.config.preset == "avalon-2020" and holder not in plot.get("declared", []):
+            say(holder, f"**PLAY: In the Spotlight -> {n_(rng.choice(state.team))}**")
+        elif kind == "after_result" and state.config.preset == "avalon-2020" and holder not in plot.declared:
             say(holder, "**PLAY: Keeping a Close Eye on You**")
         elif kind == "after_result":
-            team = [n for n in state.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
+            team = [n for n in state.missions[-1].team if n != holder and n not in plot.picked]
             if team and rng.random() < 0.8:
-                forum.send_pm(holder, forum.bot_name, f"{game.tag} close eye", f"CHOOSE: {rng.choice(team)}")
+                forum.send_pm(n_(holder), forum.bot_name, f"{game.tag} close eye", f"CHOOSE: {n_(rng.choice(team))}")
             else:
-                forum.send_pm(holder, forum.bot_name, f"{game.tag} card", "PASS")
+                forum.send_pm(n_(holder), forum.bot_name, f"{game.tag} card", "PASS")
         else:
             say(holder, "**PASS**")
     return True

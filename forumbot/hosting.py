@@ -14,9 +14,9 @@ from . import deadlines, store
 from .clockwork import Clockwork
 from .gameconfig import Problem
 from .games import GameBook
-from .intake import command_for
+from .intake import command_for, seat_named
 from .limits import HOST_COMMANDS, SIDED
-from .parsing import NameProblem, Parsed, clean_name, parse_command, parse_config, resolve_name
+from .parsing import NameProblem, Parsed, clean_name, parse_command, parse_config
 from .render import ops, render_refusal
 from .render import replies as words
 from .replies import Answers, People
@@ -112,7 +112,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
                 return
             command = HostExtend(at=at, author=row.author, seconds=seconds)
         elif verb == "disqualify":
-            name = resolve_name(rest, state.names, state.aliases())
+            name = seat_named(state, rest)
             if isinstance(name, NameProblem):
                 self._reply(row, game, words.disqualify_form(name.message, tag, m), i)
                 return
@@ -120,7 +120,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
         elif verb == "record":
             form = words.record_form(tag, m)
             first, _, what = rest.partition(" ")
-            name = resolve_name(first, state.names, state.aliases())
+            name = seat_named(state, first)
             if isinstance(name, NameProblem):
                 self._reply(row, game, f"{name.message} {form}", i)
                 return
@@ -141,7 +141,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             if plays:  # a host who plays: a refusal could tell a side
                 result = self.book.apply(game, command)
                 if isinstance(result, Refusal):
-                    self._reply(row, game, words.not_recorded(tag, name), i)
+                    self._reply(row, game, words.not_recorded(tag, state.shown(name)), i)
                     return
                 self._reply(row, game, words.done(tag, verb), i)
                 return
@@ -151,7 +151,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
                 self._reply(row, game, words.replace_needs(tag, m), i)
                 return
-            name = resolve_name(parts[0], state.names, state.aliases())
+            name = seat_named(state, parts[0])
             if isinstance(name, NameProblem):
                 self._reply(row, game, f"{name.message} {form}", i)
                 return

@@ -45,13 +45,13 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     if parsed.verb == "propose":
         team = []
         for raw in parsed.names:
-            name = resolve_name(raw, state.names, state.aliases())
+            name = seat_named(state, raw)
             if isinstance(name, NameProblem):
                 return name.message + " Nothing was changed. The right form: **PROPOSE: name, name**"
             team.append(name)
         public = None
         if parsed.extra:
-            found = resolve_name(parsed.extra, state.names, state.aliases())
+            found = seat_named(state, parsed.extra)
             if isinstance(found, NameProblem):
                 return found.message + " Nothing was changed."
             public = found
@@ -65,7 +65,7 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     elif parsed.verb in ("give", "take", "play", "choose", "proxy"):
         names = []
         for raw in parsed.names:
-            typed = resolve_name(raw, state.names, state.aliases())
+            typed = seat_named(state, raw)
             if isinstance(typed, NameProblem) and parsed.verb == "play" and not typed.candidates:
                 typed = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
             if isinstance(typed, NameProblem):
@@ -85,7 +85,7 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     elif parsed.verb == "order":
         command = MissionOrder(at=at, author=seat, choice=parsed.choice, via=via)
     elif parsed.verb in TARGET_COMMANDS:
-        target = resolve_name(parsed.names[0], state.names, state.aliases())
+        target = seat_named(state, parsed.names[0])
         if isinstance(target, NameProblem):
             return target.message + " Nothing was changed."
         command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=target)
@@ -94,11 +94,22 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     return command
 
 
+def seat_named(state: GameState, raw: str) -> str | NameProblem:
+    """A typed name -> the id of the seat it names (`state.Seat.id`): the username on a
+    seat now, a host's alias, or the username of a player who left the seat (see
+    `parsing.resolve_name` for how a typed name is read)."""
+    seats = {s.name: s.id for s in state.seats}
+    aliases = {alias: state.shown(seat) for alias, seat in state.aliases().items()}
+    found = resolve_name(raw, list(seats), aliases)
+    return found if isinstance(found, NameProblem) else seats[found]
+
+
 def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] | str:
-    """Typed names -> the players' names, or the words of the first that is no one's."""
+    """Typed names -> the ids of the seats they name, or the words of the first that is
+    no one's."""
     out = []
     for raw in raws:
-        name = resolve_name(raw, state.names, state.aliases())
+        name = seat_named(state, raw)
         if isinstance(name, NameProblem):
             return name.message + " Nothing was changed."
         out.append(name)

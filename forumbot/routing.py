@@ -24,19 +24,17 @@ class Refused:
 
 
 def seat_name(state: GameState, author: str) -> str | None:
-    folded = author.casefold()
-    for n in state.names:
-        if n.casefold() == folded:
-            return n
-    return None
+    """The id of the seat the forum user `author` plays now, if any."""
+    seat = state.seat_of(author)
+    return seat.id if seat is not None else None
 
 
 def replaced_by(state: GameState, author: str) -> str | None:
-    """Who took `author`'s seat, if someone did."""
+    """The username of whoever took `author`'s seat, if someone did."""
     folded = author.casefold()
-    for old, new in state.replaced.items():
+    for old, seat in state.replaced.items():
         if old.casefold() == folded:
-            return new
+            return state.shown(seat)
     return None
 
 

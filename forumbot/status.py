@@ -1,4 +1,5 @@
-"""The public state of a game in a few lines: safe for anyone to read."""
+"""The public state of a game in a few lines: safe for anyone to read. The state names seats
+by their ids; what is shown is the username on each seat now (`state.shown`)."""
 from __future__ import annotations
 
 from typing import cast
@@ -16,25 +17,26 @@ WIN_REASONS = {"missions": "three missions", "rejections": "five rejected teams 
 
 
 def public_status(state: GameState, tag: str) -> str:
-    done = " ".join(("✔" if m["result"] == "success" else "✘") for m in state.missions) or "none yet"
+    done = " ".join(("✔" if m.result == "success" else "✘") for m in state.missions) or "none yet"
     lines = [f"{tag}: missions played: {done}."]
     when = due(state)
     deadline = f" Deadline: {stamp(when, state.config)}." if when else ""
     if state.paused_at is not None:
         deadline = " The game is paused."
+    leader = state.shown(state.leader or "")
     if state.phase == PROPOSAL:
-        lines.append(f"Mission {state.mission}: waiting for the leader, {state.leader}, to "
+        lines.append(f"Mission {state.mission}: waiting for the leader, {leader}, to "
                      f"propose a team of {state.team_size()}.{deadline}")
     elif state.phase == TEAM_VOTE:
-        waiting = ", ".join(state.waiting_for()) or "nobody"
-        lines.append(f"Mission {state.mission}: voting on {state.leader}'s team "
-                     f"({', '.join(state.team)}). Still to vote: {waiting}.{deadline}")
+        waiting = _listed(state, state.waiting_for()) or "nobody"
+        lines.append(f"Mission {state.mission}: voting on {leader}'s team "
+                     f"({_listed(state, state.team)}). Still to vote: {waiting}.{deadline}")
     elif state.phase == MISSION:
         n = len(state.team)
         lines.append(f"Mission {state.mission} is under way: {len(state.orders)} of {n} orders "
                      f"are in.{deadline}")
     elif state.running:  # a card, the Lady or the assassination: those who must act are public
-        who = f" Waiting for: {', '.join(state.actors)}." if state.actors else ""
+        who = f" Waiting for: {_listed(state, state.actors)}." if state.actors else ""
         lines.append(f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}{deadline}")
     elif state.winner is None:
         why = ENDED_WITHOUT_WINNER.get(state.win_reason or "", state.win_reason)
@@ -64,20 +66,21 @@ def status_block(state: GameState, tag: str, m) -> str:
         deadline = f"Deadline: {stamp(when, state.config)} (in {relative(left)})."
     else:
         deadline = "No deadline."
+    leader = state.shown(state.leader or "")
     if state.phase == PROPOSAL:
         lines.append(f"Now: mission {state.mission}, proposal {state.attempt}. The leader, "
-                     f"{state.leader}, proposes a team of {state.team_size()}.")
+                     f"{leader}, proposes a team of {state.team_size()}.")
         lines.append(deadline)
     elif state.phase == TEAM_VOTE:
-        lines.append(f"Now: the vote on {state.leader}'s team for mission {state.mission} "
-                     f"({', '.join(state.team)}).")
-        lines.append(deadline + " Still to vote: " + (", ".join(state.waiting_for()) or "nobody") + ".")
+        lines.append(f"Now: the vote on {leader}'s team for mission {state.mission} "
+                     f"({_listed(state, state.team)}).")
+        lines.append(deadline + " Still to vote: " + (_listed(state, state.waiting_for()) or "nobody") + ".")
     elif state.phase == MISSION:
-        lines.append(f"Now: mission {state.mission} with {', '.join(state.team)}.")
+        lines.append(f"Now: mission {state.mission} with {_listed(state, state.team)}.")
         lines.append(f"{deadline} Orders in: {len(state.orders)} of {len(state.team)}.")
     elif state.running:
         lines.append(f"Now: mission {state.mission or 1}, {phase_words(state.phase)}.")
-        lines.append(deadline + (f" Waiting for: {', '.join(state.actors)}." if state.actors else ""))
+        lines.append(deadline + (f" Waiting for: {_listed(state, state.actors)}." if state.actors else ""))
     elif state.phase == "setup":
         lines.append("Now: the roles are being dealt.")
     elif state.win_reason == "aborted":
@@ -87,6 +90,11 @@ def status_block(state: GameState, tag: str, m) -> str:
     else:
         lines.append(f"The game is over: {side_name(state, cast(str, state.winner))} won.")
     return "  \n".join(lines) if m.name == "markdown" else "\n".join(lines)
+
+
+def _listed(state: GameState, seats) -> str:
+    """Seats (their ids) by the usernames on them now."""
+    return ", ".join(state.shown(s) for s in seats)
 
 
 def relative(seconds: int) -> str:
@@ -103,9 +111,9 @@ def host_status(state: GameState, tag: str) -> str:
     lines += [f"- {s.name}: {s.role} ({s.side})" + (" (disqualified)" if s.disqualified else "")
               for s in state.seats]
     if state.phase == TEAM_VOTE and state.votes:
-        lines.append("Votes so far: " + ", ".join(f"{n} {v}" for n, v in state.votes.items()))
+        lines.append("Votes so far: " + ", ".join(f"{state.shown(n)} {v}" for n, v in state.votes.items()))
     if state.phase == MISSION and state.orders:
-        lines.append("Orders so far: " + ", ".join(f"{n} {o}" for n, o in state.orders.items()))
+        lines.append("Orders so far: " + ", ".join(f"{state.shown(n)} {o}" for n, o in state.orders.items()))
     if state.paused_at is not None:
         lines.append(f"Paused since {state.paused_at:%Y-%m-%d %H:%M} UTC.")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from playhouse.migrate import SchemaMigrator
 
 from .rules.config import GameConfig
 from .rules.events import Event as RuleEvent
+from .rules.events import from_json as event_from_json
 
 log = logging.getLogger("forumbot")
 
@@ -79,7 +80,7 @@ class Event(BaseModel):
         indexes = ((("game", "seq"), True),)
 
     def to_rule_event(self) -> RuleEvent:
-        return RuleEvent(self.type, aware(self.at), json.loads(self.data))
+        return event_from_json(self.type, aware(self.at), json.loads(self.data))
 
 
 class Inbound(BaseModel):
@@ -303,7 +304,7 @@ def append_events(game: Game, events: list[RuleEvent], first: int | None = None)
         last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
         first = (last.seq if last else 0) + 1
     rows = [{"game": game.id, "seq": first + n, "type": e.type, "at": naive(e.at),
-             "data": json.dumps(e.data)} for n, e in enumerate(events)]
+             "data": json.dumps(e.json_data())} for n, e in enumerate(events)]
     for chunk in range(0, len(rows), 500):
         Event.insert_many(rows[chunk:chunk + 500]).execute()
     return first

@@ -54,8 +54,8 @@ def command_text(cmd, state, tag: str) -> tuple[str, str]:
     if isinstance(cmd, Choose):
         return ("pm", f"{tag} CHOOSE: {cmd.target}") if cmd.via == "pm" else ("thread", f"**CHOOSE: {cmd.target}**")
     if isinstance(cmd, PassCard):
-        window = state.extra.get("plot", {}).get("window") or {}
-        if window.get("kind") == "after_result":
+        plot = state.extra.get("plot")
+        if plot is not None and plot.window is not None and plot.window.kind == "after_result":
             return "pm", f"{tag} PASS"
         return "thread", "**PASS**"
     if isinstance(cmd, ProxyVote):

@@ -96,7 +96,8 @@ class Table:
         return export_game(self.game)
 
     def spies(self) -> list[str]:
-        return self.state.spies()
+        s = self.state
+        return [s.shown(x) for x in s.spies()]
 
     def say(self, author, body):
         self.people.comment(author, self.game.thread, body)
@@ -107,7 +108,7 @@ class Table:
     def propose(self, team=None):
         s = self.state
         team = team or self.default_team()
-        self.say(s.leader, "**PROPOSE: " + ", ".join(team) + "**")
+        self.say(s.shown(s.leader), "**PROPOSE: " + ", ".join(team) + "**")
         self.cycle()
         return team
 
@@ -116,7 +117,8 @@ class Table:
         return [x.name for x in s.active()][: s.team_size()]
 
     def vote_all(self, approve=True, skip=(), by_pm=()):
-        for n in list(self.state.waiting_for()):
+        s = self.state
+        for n in [s.shown(x) for x in s.waiting_for()]:  # (the usernames on the seats)
             if n in skip:
                 continue
             word = "APPROVE" if (approve is True or (approve is not False and n in approve)) else "REJECT"
@@ -127,7 +129,8 @@ class Table:
         self.cycle()
 
     def orders(self, sabotage=(), skip=()):
-        for n in list(self.state.team):
+        s = self.state
+        for n in [s.shown(x) for x in s.team]:
             if n in skip:
                 continue
             self.pm(n, "SABOTAGE" if n in sabotage else "SUPPORT")

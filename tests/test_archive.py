@@ -396,7 +396,7 @@ def test_a_running_game_shows_only_what_is_public(forum, clock):
     t.orders(sabotage=[n for n in team if n in spies][:1], skip=[member])
     if t.state.phase == "lady":
         s = t.state
-        t.say(s.actors[0], f"**LADY: {next(n for n in s.names if n not in s.extra['lady_past'])}**")
+        t.say(s.actors[0], f"**LADY: {next(n for n in s.names if n not in s.extra['lady'].past)}**")
         settle(t)
     host(t, f"DISQUALIFY {tag} {t.state.names[1]}")
     t.propose()
@@ -439,14 +439,14 @@ def test_a_mission_that_hides_its_count_hides_it_until_the_end(forum, clock):
             break
     s = t.state
     assert s.running
-    m3 = next(m for m in s.missions if m["number"] == 3)
-    assert m3["count_shown"] is False
+    m3 = next(m for m in s.missions if m.number == 3)
+    assert m3.count_shown is False
     block = mission_block(render_html(t.game), 3)
     assert "The number of sabotages is not revealed on this mission." in block
     assert "count-big" not in block
     play(t, seed, hosting=0)
     block = mission_block(render_html(t.game), 3)
-    assert re.search(rf'<span class="count-big">{m3["sabotages"]}</span> sabotage', block)
+    assert re.search(rf'<span class="count-big">{m3.sabotages}</span> sabotage', block)
     assert "kept secret in the thread until the end" in block
 
 

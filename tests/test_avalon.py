@@ -74,8 +74,8 @@ def who(g, role):
 def three_successes(g):
     while g.state.phase not in ("assassination", "finished"):
         if g.state.phase == "lady":
-            past = g.state.extra["lady_past"]
-            g.do(LadyTarget(g.tick(), g.state.extra["lady"], next(n for n in g.state.names if n not in past)))
+            past = g.state.extra["lady"].past
+            g.do(LadyTarget(g.tick(), g.state.extra["lady"].holder, next(n for n in g.state.names if n not in past)))
             continue
         g.mission()
 
@@ -134,7 +134,7 @@ def test_spies_winning_by_missions_need_no_assassination():
 def test_lady_of_the_lake_after_missions_two_three_four():
     g = avalon(7, lady=True)
     holder = g.state.names[-1]
-    assert g.state.extra["lady"] == holder
+    assert g.state.extra["lady"].holder == holder
     g.mission()
     assert g.state.phase == "proposal"  # not after mission 1
     g.mission()
@@ -145,7 +145,7 @@ def test_lady_of_the_lake_after_missions_two_three_four():
     g.do(LadyTarget(g.tick(), holder, other))
     used = [e for e in g.log if e.type == "lady_used"][-1].data
     assert used == {"holder": holder, "target": other, "side": g.state.seat(other).side}
-    assert g.state.extra["lady"] == other and g.state.phase == "proposal" and g.state.mission == 3
+    assert g.state.extra["lady"].holder == other and g.state.phase == "proposal" and g.state.mission == 3
     # mission 3 fails so that mission 4 is still played
     spy = who(g, "assassin")
     g.propose([spy] + [n for n in g.state.names if n != spy][: g.state.team_size() - 1])
@@ -156,7 +156,7 @@ def test_lady_of_the_lake_after_missions_two_three_four():
     r = g.do(LadyTarget(g.tick(), other, holder))  # a past holder
     assert isinstance(r, Refusal) and "held the Lady already" in r.reason
     g.do(expired(g.state, g.at + timedelta(days=2)))  # the deadline skips it
-    assert g.log[-2].type == "lady_skipped" and g.state.extra["lady"] == other
+    assert g.log[-2].type == "lady_skipped" and g.state.extra["lady"].holder == other
     assert g.state.phase == "proposal" and g.state.mission == 4
 
 
@@ -164,7 +164,7 @@ def test_lady_is_skipped_once_the_game_is_decided():
     g = avalon(5, lady=True)
     g.mission()
     g.mission()
-    g.do(LadyTarget(g.tick(), g.state.extra["lady"], g.state.names[0]))
+    g.do(LadyTarget(g.tick(), g.state.extra["lady"].holder, g.state.names[0]))
     g.mission()  # the third success: the Lady does not come, the assassination does
     assert g.state.phase == "assassination"
 
@@ -197,7 +197,7 @@ def test_avalon_2020_missed_quest_votes_are_success_even_for_a_spy_and_count_tow
     g.do(expired(g.state, g.at + timedelta(hours=13)))
     g.do(expired(g.state, g.at + timedelta(days=3)))  # nobody sends an order
     m = g.state.missions[0]
-    assert m["sabotages"] == 0 and m["result"] == "success"
+    assert m.sabotages == 0 and m.result == "success"
     # every team member missed one vote (the quest); missing the next team vote disqualifies
     g.propose()
     g.do(expired(g.state, g.at + timedelta(days=5)))

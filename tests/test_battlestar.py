@@ -56,7 +56,7 @@ def test_commander_and_first_leaders():
     cylon = g.state.spies()[0]
     team = [cylon] + [n for n in names if n != cylon][: g.state.team_size() - 1]
     mission(g, sabotage=[cylon], team=team)  # failure: the player after that leader
-    assert g.state.missions[-1]["result"] == "fail"
+    assert g.state.missions[-1].result == "fail"
     assert g.state.extra["commander"] == g.state.next_leader(leader2)
 
 
@@ -103,7 +103,7 @@ def test_missed_public_order_takes_the_default_shown_as_defaulted():
         g.do(MissionOrder(g.tick(), n, "support", "pm"))
     g.do(expired(g.state, g.at + timedelta(days=2)))
     m = g.state.missions[-1]
-    assert m["public"] == cylon and m["orders"][cylon] == "sabotage" and cylon in m["defaulted"]
+    assert m.public == cylon and m.orders[cylon] == "sabotage" and cylon in m.defaulted
     post = render_events(g.state, [e for e in g.log if e.type == "mission_resolved"][-1:], "G1")[0].body
     assert f"{cylon}'s public order: **SABOTAGE** (default)" in post
 
@@ -119,13 +119,13 @@ def test_mission_three_hides_the_count_and_four_needs_two_at_five_players():
     mission(g2)
     mission(g2, sabotage=cylons[:1], team=cylons[:1] + [n for n in g2.state.names if n not in cylons][:1])
     m3 = g2.state.missions[2]
-    assert m3["count_shown"] is False and m3["result"] == "fail"
+    assert m3.count_shown is False and m3.result == "fail"
     post = render_events(g2.state, [e for e in g2.log if e.type == "mission_resolved"][-1:], "G1")[0].body
     assert "FAILED" in post and "1 SABOTAGE" not in post and "not revealed" in post
     team = cylons[:1] + [n for n in g2.state.names if n not in cylons][:2]
     mission(g2, sabotage=cylons[:1], team=team)
     m4 = g2.state.missions[3]
-    assert m4["fails_needed"] == 2 and m4["sabotages"] == 1 and m4["result"] == "success"
+    assert m4.fails_needed == 2 and m4.sabotages == 1 and m4.result == "success"
 
 
 def test_critical_vote_counts_double_once_a_game_and_is_spent_only_if_it_stands():
@@ -165,7 +165,7 @@ def test_preloaded_orders_apply_if_approved_and_vanish_if_rejected():
     assert g.state.phase == "mission" and g.state.orders == {}  # the old preload is gone
     g.do(MissionOrder(g.tick(), team[0], "support", "pm"))
     g.do(MissionOrder(g.tick(), team[1], "support", "pm"))
-    assert g.state.missions[0]["result"] == "success"
+    assert g.state.missions[0].result == "success"
     # preloaded on the approved proposal: the mission closes as soon as the vote does
     team = tuple(g.state.names[:3])
     g.do(Propose(g.tick(), g.state.leader, team, team[0]))

@@ -72,8 +72,8 @@ def test_a_scripted_game_switches_an_order_and_counts_it():
     used = [e for e in g.log if e.type == USED]
     assert [e.data for e in used] == [{"holder": holder, "target": target, "was": "support", "mission": 1}]
     m = g.state.missions[-1]
-    assert m["orders"][target] == "sabotage" and m["sabotages"] == 1
-    assert m["result"] == "fail"  # a loyal member's SABOTAGE made by Excalibur counts
+    assert m.orders[target] == "sabotage" and m.sabotages == 1
+    assert m.result == "fail"  # a loyal member's SABOTAGE made by Excalibur counts
     assert g.state.phase == "proposal" and g.state.mission == 2
     assert replay(g.config, g.seed, g.log) == g.state
 
@@ -89,7 +89,7 @@ def test_a_sabotage_switched_back_to_support():
     orders(g, sabotage=[spy])
     wield(g, holder, spy)
     assert [e.data["was"] for e in g.log if e.type == USED] == ["sabotage"]
-    assert g.state.missions[-1]["result"] == "success"
+    assert g.state.missions[-1].result == "success"
 
 
 def test_pass_and_a_missed_choice_count_the_orders_as_cast():
@@ -97,12 +97,12 @@ def test_pass_and_a_missed_choice_count_the_orders_as_cast():
     team, holder = to_the_window(g)
     wield(g, holder, None)
     assert [e.data["reason"] for e in g.log if e.type == PASSED] == ["passed"]
-    assert g.state.missions[-1]["result"] == "success"
+    assert g.state.missions[-1].result == "success"
     to_the_window(g)
     assert g.state.phase == "excalibur"
     g.do(expired(g.state, g.at + timedelta(days=3)))  # deadlines.choice
     assert [e.data["reason"] for e in g.log if e.type == PASSED][-1] == "the deadline passed"
-    assert g.state.mission == 3 and g.state.missions[-1]["result"] == "success"
+    assert g.state.mission == 3 and g.state.missions[-1].result == "success"
 
 
 def test_refusals_change_nothing():
@@ -285,6 +285,8 @@ def test_the_texts():
 
 
 def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():
+    """The seat keeps its id (and Excalibur); the newcomer on it is shown and gets the PMs."""
+    from forumbot.render import render_events
     from forumbot.rules.commands import HostReplace
 
     g = game()
@@ -293,10 +295,16 @@ def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():
     approve(g)
     assert not isinstance(g.do(HostReplace(g.tick(), "host", holder, "zed")), Refusal)
     orders(g)
-    assert g.state.phase == "excalibur" and g.state.actors == ["zed"]
-    assert isinstance(wield(g, holder, team[0]), Refusal)
-    wield(g, "zed", team[0])
-    assert [e.data["holder"] for e in g.log if e.type == USED] == ["zed"]
+    assert g.state.phase == "excalibur" and g.state.actors == [holder]  # the seat, by its id
+    before = len(g.log)
+    opened = [e for e in g.log if e.type == OPENED]
+    prompt = render_events(g.state, opened, "G1")
+    assert [m.to for m in prompt if m.to] == ["zed"] and "zed holds Excalibur" in prompt[0].body
+    wield(g, holder, team[0])
+    assert [e.data["holder"] for e in g.log if e.type == USED] == [holder]
+    msgs = render_events(g.state, g.log[before:], "G1")
+    assert "zed uses Excalibur on" in "\n".join(m.body for m in msgs if m.to is None)
+    assert [m.to for m in msgs if m.to and "Excalibur" in m.body] == ["zed"]
     assert replay(g.config, g.seed, g.log) == g.state
 
 

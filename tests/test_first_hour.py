@@ -430,7 +430,7 @@ def test_the_kept_card_prompt_offers_each_holder_only_the_cards_they_hold():
         cfg, events = played("so-say-we-all", seed)
         state = GameState(cfg)
         for e in events:
-            hands = {h: list(c) for h, c in state.extra.get("mc", {}).get("hands", {}).items()}
+            hands = {h: list(c) for h, c in (state.extra["mc"].hands if "mc" in state.extra else {}).items()}
             fold(state, e)
             if e.type != "mc_window":
                 continue

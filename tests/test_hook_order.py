@@ -62,8 +62,8 @@ def test_spotlight_and_close_eye_come_before_the_lady(monkeypatch):
     orders(g)
     assert g.state.phase == "card_window" and g.state.actors == [b]
     g.do(PassCard(g.tick(), b))
-    leader = P(g)["round"]["leader"]
-    for card, to in zip(list(P(g)["drawn"]), [n for n in names if n not in (leader, a, b)]):
+    leader = P(g).round.leader
+    for card, to in zip(list(P(g).drawn), [n for n in names if n not in (leader, a, b)]):
         give(g, card, to)
     # mission 2: the Spotlight is played; the Lady comes after mission 2
     team = propose(g)
@@ -93,9 +93,9 @@ def test_the_strong_leader_window_is_not_offered_to_the_leader(monkeypatch):
     propose(g)
     vote_pm(g)
     orders(g)
-    assert P(g)["round"]["leader"] == nxt
+    assert P(g).round.leader == nxt
     assert g.state.phase == "hand_out" and g.state.actors == [nxt]  # no window: nxt leads
-    assert P(g)["hands"][nxt] == ["strong-leader"]  # and keeps the card
+    assert P(g).hands[nxt] == ["strong-leader"]  # and keeps the card
 
 
 def test_a_window_with_the_leader_among_the_holders_is_the_others(monkeypatch):
@@ -111,7 +111,7 @@ def test_a_window_with_the_leader_among_the_holders_is_the_others(monkeypatch):
     r = g.do(PlayCard(g.tick(), names[1], "Strong Leader"))
     assert isinstance(r, Refusal)
     g.do(PlayCard(g.tick(), names[6], "Strong Leader"))
-    assert P(g)["round"]["leader"] == names[6]
+    assert P(g).round.leader == names[6]
 
 
 @pytest.fixture
@@ -138,4 +138,4 @@ def test_after_a_veto_the_window_is_not_for_the_next_leader(rig2020):
     g.do(expired(g.state, g.at + timedelta(hours=13)))
     g.do(PlayCard(g.tick(), holder, "No Confidence"))
     assert g.state.phase == "proposal" and g.state.leader == names[1]
-    assert P(g)["hands"][names[1]] == ["strong-leader"]
+    assert P(g).hands[names[1]] == ["strong-leader"]

@@ -94,7 +94,7 @@ def test_counterespionage_given_kept_and_used_in_a_later_prep(rigged):
     r = g.do(Choose(g.tick(), c, holder))
     assert isinstance(r, Refusal) and "GIVE" in r.hint
     g.do(GiveCard(g.tick(), c, "Counterespionage", holder))
-    assert M(g)["hands"][holder] == ["counterespionage"]
+    assert M(g).hands[holder] == ["counterespionage"]
     g.do(Choose(g.tick(), c, g.state.names[4]))  # the Secret Tracker
     mission(g)
     assert g.state.phase == "prep_window" and g.state.actors == [holder]
@@ -115,7 +115,7 @@ def test_badge_of_merit_moves_the_holder_next_at_any_time(rigged):
     g.do(Propose(g.tick(), leader, tuple(g.state.names[:2])))
     g.do(PlayCard(g.tick(), holder, "Badge of Merit"))  # mid-round, during the vote
     assert g.state.names[g.state.names.index(leader) + 1] == holder
-    assert len(g.state.seats) == 6 and "badge" not in M(g)["hands"][holder]
+    assert len(g.state.seats) == 6 and "badge" not in M(g).hands[holder]
     vote_pm(g, "reject")
     assert g.state.leader == holder
     assert isinstance(g.do(PlayCard(g.tick(), holder, "Badge of Merit")), Refusal)  # used up
@@ -165,7 +165,7 @@ def test_counterfeit_equipment_discards_the_other_card(rigged):
 def test_prepare_for_the_future_makes_its_holder_commander_for_a_drawn_card(rigged):
     g = rigged(["prepare", "badge", "interrogation", "establish-confidence"])
     c = commander(g)
-    assert M(g)["hands"][c] == ["prepare"]  # the Commander keeps it
+    assert M(g).hands[c] == ["prepare"]  # the Commander keeps it
     g.do(GiveCard(g.tick(), c, "badge", g.state.names[5] if c != g.state.names[5] else g.state.names[4]))
     mission(g)
     holder = c

@@ -41,14 +41,14 @@ def names(g, *i):
 
 
 def give(g, card, to):
-    r = g.do(GiveCard(g.tick(), P(g)["round"]["leader"], card, to))
+    r = g.do(GiveCard(g.tick(), P(g).round.leader, card, to))
     assert not isinstance(r, Refusal), r
 
 
 def vote_pm(g, choice="approve"):
     for s in g.state.active():
         if g.state.phase == "team_vote":
-            via = "thread" if s.name in P(g)["opinion"] else "pm"
+            via = "thread" if s.name in P(g).opinion else "pm"
             g.do(TeamVote(g.tick(), s.name, choice, via))
 
 
@@ -79,7 +79,7 @@ def test_deck_counts_and_draws():
     assert [DRAW[n] for n in range(5, 11)] == [1, 1, 2, 2, 3, 3]
     for n in range(5, 11):
         g = Game(n, preset="resistance-plot", plot_cards=True)
-        assert len(P(g)["drawn"]) + len(P(g)["queue"]) == DRAW[n]
+        assert len(P(g).drawn) + len(P(g).queue) == DRAW[n]
 
 
 @pytest.mark.parametrize("typed,key", [("Strong Leader", "strong-leader"), ("strong", "strong-leader"),
@@ -92,7 +92,7 @@ def test_card_names(typed, key):
 def test_no_proposal_until_every_card_is_given(rigged):
     g = rigged(8, top=["no-confidence", "strong-leader"])
     leader, a, b = names(g, 0, 1, 2)
-    assert g.state.phase == "hand_out" and P(g)["drawn"] == ["no-confidence", "strong-leader"]
+    assert g.state.phase == "hand_out" and P(g).drawn == ["no-confidence", "strong-leader"]
     assert isinstance(g.do(Propose(g.tick(), leader, (leader, a, b))), Refusal)
     assert isinstance(g.do(GiveCard(g.tick(), a, "no confidence", b)), Refusal)  # not the leader
     assert isinstance(g.do(GiveCard(g.tick(), leader, "no confidence", leader)), Refusal)  # not himself
@@ -101,20 +101,20 @@ def test_no_proposal_until_every_card_is_given(rigged):
     r = g.do(GiveCard(g.tick(), leader, "strong leader", a))
     assert isinstance(r, Refusal) and "different player" in r.reason
     give(g, "strong", b)
-    assert g.state.phase == "proposal" and P(g)["hands"] == {a: ["no-confidence"], b: ["strong-leader"]}
+    assert g.state.phase == "proposal" and P(g).hands == {a: ["no-confidence"], b: ["strong-leader"]}
 
 
 def test_a_card_not_given_in_time_is_discarded(rigged):
     g = rigged(8, top=["no-confidence", "strong-leader"])
     give(g, "No Confidence", g.state.names[1])
     g.do(expired(g.state, g.at + timedelta(days=2)))
-    assert P(g)["discard"] == ["strong-leader"] and g.state.phase == "proposal"
+    assert P(g).discard == ["strong-leader"] and g.state.phase == "proposal"
 
 
 def hand_out(g):
     """The leader gives every drawn card to a different player; choices time out."""
-    leader = P(g)["round"]["leader"]
-    for card, to in zip(list(P(g)["drawn"]), [x for x in g.state.names if x != leader]):
+    leader = P(g).round.leader
+    for card, to in zip(list(P(g).drawn), [x for x in g.state.names if x != leader]):
         give(g, card, to)
     while g.state.phase == "plot_choice":
         g.do(expired(g.state, g.at + timedelta(days=2)))
@@ -127,7 +127,7 @@ def play_round(g, sabotage=()):
     vote_pm(g)
     pass_all(g)
     orders(g, sabotage)
-    if g.state.phase == "card_window" and P(g)["window"]["kind"] == "after_result":
+    if g.state.phase == "card_window" and P(g).window.kind == "after_result":
         pass_all(g)
 
 
@@ -141,8 +141,8 @@ def test_strong_leader_window_and_no_second_one_before_a_vote(rigged):
     assert g.state.phase == "card_window" and g.state.actors == [a, b]  # before the draw
     assert isinstance(g.do(PlayCard(g.tick(), g.state.names[0], "Strong Leader")), Refusal)
     g.do(PlayCard(g.tick(), b, "Strong Leader"))
-    assert g.state.phase == "hand_out" and P(g)["round"]["leader"] == b
-    assert P(g)["hands"][a] == ["strong-leader"]  # a keeps theirs
+    assert g.state.phase == "hand_out" and P(g).round.leader == b
+    assert P(g).hands[a] == ["strong-leader"]  # a keeps theirs
     hand_out(g)
     assert g.state.leader == b
     propose(g)
@@ -160,7 +160,7 @@ def test_a_second_strong_leader_in_the_same_window_is_refused(rigged):
     g.do(PlayCard(g.tick(), a, "Strong Leader"))
     r = g.do(PlayCard(g.tick(), b, "Strong Leader"))
     assert isinstance(r, Refusal) and "keep" in r.reason
-    assert P(g)["hands"][b] == ["strong-leader"] and P(g)["round"]["leader"] == a
+    assert P(g).hands[b] == ["strong-leader"] and P(g).round.leader == a
 
 
 def test_no_confidence_rejects_an_approved_team_and_counts(rigged):
@@ -168,14 +168,14 @@ def test_no_confidence_rejects_an_approved_team_and_counts(rigged):
     spy = g.state.spies()[0]
     other = next(n for n in g.state.names[1:] if n != spy)
     give(g, "no conf", spy if spy != g.state.names[0] else other)
-    holder = P(g)["hands"] and next(n for n, h in P(g)["hands"].items() if "no-confidence" in h)
+    holder = P(g).hands and next(n for n, h in P(g).hands.items() if "no-confidence" in h)
     give(g, "strong", next(n for n in g.state.names[1:] if n != holder))
     propose(g)
     vote_pm(g)
     assert g.state.phase == "card_window" and g.state.actors == [holder]
     g.do(PlayCard(g.tick(), holder, "No Confidence"))
     assert g.state.phase == "proposal" and g.state.rejections == 1 and not g.state.missions
-    assert "no-confidence" not in P(g)["hands"][holder]
+    assert "no-confidence" not in P(g).hands[holder]
 
 
 def test_no_confidence_on_the_fifth_proposal_wins_for_the_spies(rigged):
@@ -274,7 +274,7 @@ def test_open_up_and_establish_confidence_reveal_the_holder_to_the_target(rigged
 def test_establish_confidence_is_the_leaders_own(rigged):
     g = rigged(8, top=["establish-confidence", "strong-leader"])
     leader = g.state.names[0]
-    assert P(g)["drawn"] == ["strong-leader"] and P(g)["queue"] == [["establish-confidence", leader]]
+    assert P(g).drawn == ["strong-leader"] and P(g).queue == [("establish-confidence", leader)]
     give(g, "strong", g.state.names[5])
     assert g.state.phase == "plot_choice" and g.state.actors == [leader]
     assert isinstance(g.do(Choose(g.tick(), leader, leader)), Refusal)
@@ -294,7 +294,7 @@ def test_take_responsibility(rigged):
     assert isinstance(r, Refusal) and "No Confidence" in r.reason
     assert isinstance(g.do(Choose(g.tick(), holder, victim)), Refusal)
     g.do(TakeCard(g.tick(), holder, "No Confidence", victim))
-    assert P(g)["hands"][holder] == ["no-confidence"] and P(g)["hands"][victim] == []
+    assert P(g).hands[holder] == ["no-confidence"] and P(g).hands[victim] == []
     assert g.state.phase == "proposal"
 
 
@@ -388,7 +388,7 @@ def test_chicago_proxy(rigged2020):
     assert target not in v["defaulted"]
     table = render_events(g.state, [e for e in g.log if e.type == "vote_closed"][-1:], "G1")[0].body
     assert f"| {target} (proxied by {holder}) | REJECT |" in table
-    assert "chicago-proxy" not in P(g)["hands"][holder]
+    assert "chicago-proxy" not in P(g).hands[holder]
 
 
 def test_chicago_proxy_not_cast_takes_the_default(rigged2020):
@@ -424,10 +424,10 @@ def test_take_responsibility_is_kept_and_played_at_will(rigged2020):
     taker, victim = names(g, 3, 5)
     give(g, "take resp", taker)
     give(g, "no conf", victim)
-    assert g.state.phase == "proposal" and P(g)["hands"][taker] == ["take-responsibility"]
+    assert g.state.phase == "proposal" and P(g).hands[taker] == ["take-responsibility"]
     propose(g)
     g.do(TakeCard(g.tick(), taker, "No Confidence", victim))  # during the vote: any time
-    assert P(g)["hands"][taker] == ["no-confidence"] and P(g)["hands"][victim] == []
+    assert P(g).hands[taker] == ["no-confidence"] and P(g).hands[victim] == []
 
 
 def test_close_eye_is_played_in_the_thread_then_answered_by_pm(rigged2020):
@@ -456,11 +456,11 @@ def test_a_card_no_one_may_receive_is_discarded(rigged2020):
     from forumbot.rules.engine import Tx
     from forumbot.rules.hooks import plugins_for
 
-    leader = P(g)["round"]["leader"]
+    leader = P(g).round.leader
     others = [n for n in g.state.names if n != leader]
     tx = Tx(g.state, g.tick(), plugins_for(g.config))
     for n in others[1:]:  # all but one are disqualified (avalon-2020 disqualifies after two misses)
         tx.emit(rev.PLAYER_DISQUALIFIED, player=n, missed=2, reason="test")
     g.state = tx.state
     give(g, "no conf", others[0])
-    assert P(g)["discard"] == ["strong-leader"] and g.state.phase == "proposal"
+    assert P(g).discard == ["strong-leader"] and g.state.phase == "proposal"

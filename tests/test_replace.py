@@ -1,13 +1,7 @@
 """REPLACE: a newcomer takes a seat mid-game, with its role, knowledge, cards and history."""
-import random
-from datetime import datetime, timezone
 
 import pytest
 
-from forumbot.rules import make_config
-from forumbot.rules.random_play import play_out
-from forumbot.rules.replace import RESERVED
-from forumbot.rules.state import GameState, fold
 from tests.table import NAMES, LocalPeople, Table
 
 
@@ -44,13 +38,14 @@ def test_replace_in_the_middle_of_a_mission(avalon):
     assert "REPLACE done" in reply
     s = t.state
     assert "zed" in s.names and old not in s.names
-    assert s.seat("zed").role == role and s.orders["zed"] == "sabotage"  # the old order stands
+    seat = s.seat_of("zed").id  # the seat keeps its id; zed is the username on it
+    assert seat == old and s.seat(seat).role == role and s.orders[seat] == "sabotage"  # the old order stands
     # the newcomer's PM: the role, what it knows, and the order that stands
     pm = t.people.pms_to("zed")[-1]
     assert "in place of" in pm and old in pm
     from forumbot.rules.roles import role_set
-    known = role_set(s.config).knowledge(s, "zed")
-    assert known and all(k.name in pm for k in known)  # a spy in Avalon knows the other spies
+    known = role_set(s.config).knowledge(s, seat)
+    assert known and all(s.shown(k.name) in pm for k in known)  # a spy in Avalon knows the other spies
     assert "SABOTAGE" in pm
     # the thread is told, without the role
     post = t.people.thread(t.game.thread)[-1]
@@ -63,8 +58,8 @@ def test_replace_in_the_middle_of_a_mission(avalon):
     assert t.export()["events"] == events
     # the mission closes with the old order counted, under the new name
     for n in t.state.team:
-        if n != "zed":
-            t.pm(n, "SUPPORT")
+        if n != seat:
+            t.pm(t.state.shown(n), "SUPPORT")
     t.cycle()
     m = t.export()["missions"][0]
     assert "zed" in m["team"] and m["sabotages"] >= 1 and "zed" not in m["defaulted"]
@@ -78,11 +73,11 @@ def test_the_newcomer_plays_on_and_old_names_find_the_seat(local_game):
     assert t.state.names == ["alice", "zed", "carol", "dave", "erin"]
     t.say("alice", "**PROPOSE: alice, bob**")  # the old name is an alias for the seat now
     t.cycle()
-    assert t.state.team == ("alice", "zed")
+    assert t.state.team == ("alice", "bob") and t.state.shown("bob") == "zed"  # bob's seat, zed on it
     t.say("zed", "**APPROVE**")
-    t.say("bob", "**APPROVE**")
+    t.say("bob", "**REJECT**")
     t.cycle()
-    assert "zed" in t.state.votes and "bob" not in t.state.votes
+    assert t.state.votes["bob"] == "approve"  # zed's vote, for the seat; bob's was refused
     assert "no longer play" in t.people.pms_to("bob")[-1]
 
 
@@ -95,7 +90,6 @@ def test_replace_refusals_change_nothing(local_game):
     assert "not" in host(t, f"REPLACE {tag} nobody WITH zed")
     assert "already plays" in host(t, f"REPLACE {tag} bob WITH Carol")
     assert "not a forum username" in host(t, f"REPLACE {tag} bob WITH zed!!x")
-    assert "DISQUALIFY" in host(t, f"REPLACE {tag} bob WITH success")
     assert t.export()["events"] == events
 
 
@@ -104,37 +98,7 @@ def test_a_disqualified_seat_comes_back_with_its_replacement(local_game):
     host(t, f"DISQUALIFY {t.game.tag} carol")
     assert t.state.seat("carol").disqualified
     host(t, f"REPLACE {t.game.tag} carol WITH zed")
-    assert not t.state.seat("zed").disqualified
+    assert not t.state.seat_of("zed").disqualified
     assert "plays again" in t.people.thread(t.game.thread)[-1]
 
 
-@pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "so-say-we-all", "avalon", "avalon-2020"])
-def test_the_state_uses_no_reserved_word_but_names(preset):
-    """The rename goes by value, so every other string the state holds must be a reserved word."""
-    players = [f"p{i}" for i in range(10 if preset != "avalon-2020" else 8)]
-    extra = {"avalon": {"roles": ("percival", "morgana", "mordred", "oberon"), "lady_of_the_lake": True},
-             "resistance-plot": {"plot_cards": True}, "avalon-2020": {"plot_cards": True}, "so-say-we-all": {"mission_cards": True}}
-    config = make_config(preset, players, **extra.get(preset, {}))
-    seen: set[str] = set()
-
-    def strings(v):
-        if isinstance(v, str):
-            seen.add(v)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                strings(k)
-                strings(x)
-        elif isinstance(v, (list, tuple, set)):
-            for x in v:
-                strings(x)
-
-    from forumbot.rules.replace import _RENAMED
-    for seed in range(15):
-        _, events, _ = play_out(config, seed, random.Random(seed), datetime(2026, 1, 1, tzinfo=timezone.utc))
-        state = GameState(config)
-        for e in events:
-            fold(state, e)
-            for f in _RENAMED:
-                strings(getattr(state, f))
-    other = {x for x in seen - set(players) if not x.isdigit()}
-    assert other <= RESERVED, repr(sorted(other - RESERVED))

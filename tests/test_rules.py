@@ -36,7 +36,7 @@ class Game:
         return self.at
 
     def propose(self, team=None):
-        team = team or [s.name for s in self.state.active()][: self.state.team_size()]
+        team = team or [s.id for s in self.state.active()][: self.state.team_size()]  # (seat ids)
         return self.do(Propose(self.tick(minutes=1), self.state.leader, tuple(team)))
 
     def vote(self, name, choice, via="thread"):
@@ -45,7 +45,7 @@ class Game:
     def vote_all(self, choice="approve"):
         for s in self.state.active():
             if self.state.phase == "team_vote":
-                self.vote(s.name, choice)
+                self.vote(s.id, choice)
 
     def order(self, name, choice):
         return self.do(MissionOrder(self.tick(minutes=1), name, choice, "pm"))
@@ -169,7 +169,7 @@ def test_spies_win_by_missions():
             if g.state.phase == "mission":
                 g.order(n, "sabotage" if n == spy else "support")
     assert (g.state.winner, g.state.win_reason) == ("spies", "missions")
-    assert [m["sabotages"] for m in g.state.missions] == [1, 1, 1]
+    assert [m.sabotages for m in g.state.missions] == [1, 1, 1]
 
 
 def test_five_rejections_win_for_the_spies():
@@ -213,8 +213,8 @@ def test_fourth_mission_needs_two_sabotages_from_seven(n, needed):
     for m in list(g.state.team):
         g.order(m, "sabotage" if m == spy else "support")
     m4 = g.state.missions[3]
-    assert m4["fails_needed"] == needed
-    assert m4["result"] == ("fail" if needed == 1 else "success")
+    assert m4.fails_needed == needed
+    assert m4.result == ("fail" if needed == 1 else "success")
 
 
 def test_deadlines_default_votes_and_orders():
@@ -233,8 +233,8 @@ def test_deadlines_default_votes_and_orders():
     spies = set(g.state.spies())
     g.do(expired(g.state, g.at + timedelta(hours=50)))
     m = g.state.missions[-1]
-    assert m["sabotages"] == len(spies & set(m["team"]))  # by-side defaults
-    assert set(m["defaulted"]) == set(m["team"])
+    assert m.sabotages == len(spies & set(m.team))  # by-side defaults
+    assert set(m.defaulted) == set(m.team)
 
 
 def test_stale_deadline_is_refused():

@@ -78,7 +78,7 @@ def test_resistance_plot_every_card(plot_table):
     assert t.export()["missions"][1]["result"] == "fail"
 
     # Round 3: Take Responsibility takes dave's No Confidence; Overheard Conversation
-    leader3 = t.state.extra["plot"]["round"]["leader"]
+    leader3 = t.state.extra["plot"].round.leader
     receivers = [x for x in t.players if x != leader3]
     tr, oc = receivers[3], receivers[5]
     t.say(leader3, f"**GIVE: Take Responsibility -> {tr}**\n\n**GIVE: Overheard Conversation -> {oc}**")
@@ -105,7 +105,7 @@ def test_resistance_plot_every_card(plot_table):
     assert t.export()["missions"][2]["result"] == "success"
 
     # Round 4: Establish Confidence (the leader's own) and Open Up; mission 4 fails
-    leader4 = t.state.extra["plot"]["round"]["leader"]
+    leader4 = t.state.extra["plot"].round.leader
     others = [x for x in t.players if x != leader4]
     ou = others[0]
     t.say(leader4, f"**GIVE: Open Up -> {ou}**")
@@ -126,7 +126,7 @@ def test_resistance_plot_every_card(plot_table):
     assert t.export()["missions"][3]["result"] == "fail"
 
     # Round 5: In the Spotlight shows one order; the Resistance wins
-    leader5 = t.state.extra["plot"]["round"]["leader"]
+    leader5 = t.state.extra["plot"].round.leader
     others = [x for x in t.players if x != leader5]
     t.say(leader5, f"**GIVE: In the Spotlight -> {others[0]}**\n\n**GIVE: No Confidence -> {others[1]}**")
     t.cycle()
@@ -278,7 +278,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     pm = next(p for p in t.people.pms_to(who["merlin"]) if "Your role" in p)
     assert who["morgana"] in pm and who["assassin"] in pm and who["mordred"] not in pm
     good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
-    lead = t.state.extra["plot"]["round"]["leader"]
+    lead = t.state.extra["plot"].round.leader
     proxy, vetoer = [n for n in t.players if n != lead][:2]
     t.say(lead, f"**GIVE: Chicago Proxy -> {proxy}**\n\n**GIVE: No Confidence -> {vetoer}**")
     t.cycle()
@@ -304,7 +304,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.orders()
     assert t.export()["missions"][0]["result"] == "success"
     # Mission 2: Strong Leader and Take Responsibility are dealt; TR is kept and played at will
-    lead = t.state.extra["plot"]["round"]["leader"]
+    lead = t.state.extra["plot"].round.leader
     others = [n for n in t.players if n != lead]
     sl, tr = others[2], others[3]
     t.say(lead, f"**GIVE: Strong Leader -> {sl}**\n\n**GIVE: Take Responsibility -> {tr}**")
@@ -331,7 +331,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.orders(sabotage=[who["mordred"]])
     assert t.export()["missions"][1]["result"] == "fail"
     # Mission 3: In the Spotlight, then Close Eye played in the thread and answered by PM
-    lead = t.state.extra["plot"]["round"]["leader"]
+    lead = t.state.extra["plot"].round.leader
     others = [n for n in t.players if n != lead]
     eye, spot = others[0], others[1]
     t.say(lead, f"**GIVE: Keeping a Close Eye on You -> {eye}**\n\n**GIVE: In the Spotlight -> {spot}**")
@@ -353,7 +353,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.cycle()
     assert f"**{looked}** played **SUPPORT** on mission 3" in last_pm(t, eye)
     # Mission 4: Overheard Conversation and Open Up, then the third success
-    lead = t.state.extra["plot"]["round"]["leader"]
+    lead = t.state.extra["plot"].round.leader
     others = [n for n in t.players if n != lead]
     t.say(lead, f"**GIVE: Overheard Conversation -> {others[0]}**\n\n**GIVE: Open Up -> {others[1]}**")
     t.cycle()
@@ -371,7 +371,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.orders(sabotage=[who["mordred"], who["morgana"]])
     assert t.export()["missions"][3]["result"] == "fail"  # two SABOTAGEs on mission 4
     # Mission 5: Establish Confidence, the leader's own card
-    lead = t.state.extra["plot"]["round"]["leader"]
+    lead = t.state.extra["plot"].round.leader
     others = [n for n in t.players if n != lead]
     t.say(lead, f"**GIVE: No Confidence -> {others[0]}**")
     t.cycle()
@@ -418,7 +418,7 @@ def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
     good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
 
     def leader():
-        return t.state.extra["plot"]["round"]["leader"]
+        return t.state.extra["plot"].round.leader
 
     def others(*skip):
         return [n for n in t.players if n != leader() and n not in skip]
@@ -467,7 +467,7 @@ def test_avalon_every_role_the_lady_and_plot_cards(plot_table):
     t.pm(eye, f"CHOOSE: {looked}")
     t.cycle()
     assert f"**{looked}** played **SUPPORT** on mission 2" in last_pm(t, eye)
-    holder = t.state.extra["lady"]
+    holder = t.state.extra["lady"].holder
     assert t.state.phase == "lady" and holder == t.state.names[-1]
     t.say(holder, f"**LADY: {who['oberon']}**")
     t.cycle()

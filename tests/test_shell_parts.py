@@ -129,7 +129,7 @@ def test_cursors_write_only_what_changed_and_the_inbox_ignores_a_message_seen(db
 def test_events_append_after_the_seq_given_and_refuse_a_wrong_one(db):
     g = store.Game.create(forum="x", host="h", preset="resistance", config="{}", seed=1,
                           created_at=store.naive(AT))
-    from forumbot.rules.events import Event
+    from forumbot.rules.events import RawEvent as Event
 
     assert store.append_events(g, [Event("a", AT, {}), Event("b", AT, {})]) == 1
     assert store.append_events(g, [Event("c", AT, {})], 3) == 3

@@ -137,8 +137,9 @@ def test_a_replaced_seat_plays_again_and_its_proposal_saves_the_game():
     g = Game(5, reserves=("zoe",))
     for _ in range(5):
         miss(g)  # the host is told
-    g.do(HostReplace(g.tick(minutes=1), "host", g.state.leader, "zoe"))
-    assert g.state.leader == "zoe"
+    seat = g.state.leader
+    g.do(HostReplace(g.tick(minutes=1), "host", seat, "zoe"))
+    assert g.state.leader == seat and g.state.shown(seat) == "zoe"  # the seat leads, zoe on it
     g.propose()
     assert g.state.missed_proposals == 0 and g.state.stall_warned_at == 0
 

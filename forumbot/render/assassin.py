@@ -1,43 +1,41 @@
 """The assassination: the Assassin's shot at Merlin, and the host's word when it is late."""
 from __future__ import annotations
 
-from ..rules import events as ev
-from ..rules.events import Event
+from ..rules.assassin import Assassinated, AssassinationOpened, AssassinationOverdue
 from ..rules.state import GameState
 from .markup import Markup
 from .registry import private, public
 from .words import Message, host_plays, limits, when
 
 
-@public(ev.ASSASSINATION_OPENED)
-def _assassination_opened(state: GameState, e: Event, tag: str, m: Markup) -> str:
+@public(AssassinationOpened.type)
+def _assassination_opened(state: GameState, e: AssassinationOpened, tag: str, m: Markup) -> str:
     return ("Three missions have succeeded, but it is not over: the Assassin now names the "
             f"player they believe is Merlin, in the thread: {m.bold('ASSASSINATE: name')}, by "
             f"{when(e.at, limits(state).choice, state)}. The first valid shot is final.")
 
 
-@private(ev.ASSASSINATION_OPENED)
-def _assassin_pm(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
+@private(AssassinationOpened.type)
+def _assassin_pm(state: GameState, e: AssassinationOpened, tag: str, m: Markup) -> list[Message]:
     return [Message("assassin", f"{tag}: three missions have succeeded. As the Assassin, "
                     f"post {m.bold('ASSASSINATE: name')} in the thread.",
-                    to=e.data["assassin"], subject=f"{tag}: name Merlin", priority=0)]
+                    to=state.shown(e.assassin), subject=f"{tag}: name Merlin", priority=0)]
 
 
-@public(ev.ASSASSINATED)
-def _assassinated(state: GameState, e: Event, tag: str, m: Markup) -> str:
-    d = e.data
-    verdict = "and hits Merlin" if d["hit"] else "and misses: they were not Merlin"
-    return f"The Assassin, {d['assassin']}, names {m.bold(d['target'])} {verdict}."
+@public(Assassinated.type)
+def _assassinated(state: GameState, e: Assassinated, tag: str, m: Markup) -> str:
+    verdict = "and hits Merlin" if e.hit else "and misses: they were not Merlin"
+    return f"The Assassin, {state.shown(e.assassin)}, names {m.bold(state.shown(e.target))} {verdict}."
 
 
-@public(ev.ASSASSINATION_OVERDUE)
-def _assassination_overdue(state: GameState, e: Event, tag: str, m: Markup) -> str:
+@public(AssassinationOverdue.type)
+def _assassination_overdue(state: GameState, e: AssassinationOverdue, tag: str, m: Markup) -> str:
     return "The Assassin's deadline has passed. The game waits for the shot; the host has been told."
 
 
-@private(ev.ASSASSINATION_OVERDUE)
-def _host_overdue(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
-    who = "" if host_plays(state) else f" ({e.data['assassin']})"  # never to a playing host
+@private(AssassinationOverdue.type)
+def _host_overdue(state: GameState, e: AssassinationOverdue, tag: str, m: Markup) -> list[Message]:
+    who = "" if host_plays(state) else f" ({state.shown(e.assassin)})"  # never to a playing host
     return [Message("host-assassin", f"{tag}: the assassination deadline has passed and "
                     f"the Assassin{who} has not shot. The game waits; "
                     "there is no default for the shot.",

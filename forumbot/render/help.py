@@ -18,6 +18,7 @@ GENERAL = general(markup_for("markdown"))
 
 def help_for(state: GameState | None, tag: str | None, who: str, seat: str | None,
              markup: str | Markup = "markdown") -> str:
+    """HELP for `who` (a username), who plays seat `seat` (its id; None: no seat)."""
     m = markup_for(markup)
     registry.load()
     if state is None or tag is None:
@@ -45,7 +46,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
             lines.append(f"you lead mission {s.mission}: post {m.bold('PROPOSE: name, name')} in the thread "
                          f"with {s.team_size()} players.")
         else:
-            lines.append(f"the leader, {s.leader}, is choosing a team; wait for the proposal.")
+            lines.append(f"the leader, {s.shown(s.leader or '')}, is choosing a team; wait for the proposal.")
     elif s.phase == TEAM_VOTE:
         either = f"{m.bold('APPROVE')} or {m.bold('REJECT')}"
         if seat in s.not_voting:
@@ -54,7 +55,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
             lines.append(f"your vote {s.votes[seat].upper()} is in; you may change it with "
                          f"{either} until the vote closes.")
         else:
-            lines.append(f"vote on {', '.join(s.team)}: {either}, in the thread or "
+            lines.append(f"vote on {', '.join(s.shown(n) for n in s.team)}: {either}, in the thread or "
                          f"by PM ({m.code(f'{tag} APPROVE')}).")
         if s.leader == seat and not s.votes:
             lines.append(f"As leader you may still replace your team with {m.bold('PROPOSE: name, name')} "
@@ -74,7 +75,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
         lines.append(_step_forms(s, seat, m))
     else:
         lines.append(f"the game is at {phase_words(s.phase)}; "
-                     f"{', '.join(s.actors) or 'nobody'} to act.")
+                     f"{', '.join(s.shown(n) for n in s.actors) or 'nobody'} to act.")
     if s.running and s.paused_at is None:
         lines += [note for fn in registry.HELP_NOTES if (note := fn(s, seat, m))]
     lines.append(f"{m.bold('STATUS')} shows the whole state.")

@@ -1,36 +1,35 @@
 """The Lady of the Lake: who holds it, whom it is used on, and the holder's PM."""
 from __future__ import annotations
 
-from ..rules import events as ev
-from ..rules.events import Event
+from ..rules.lady import LadyOpened, LadySkipped, LadyUsed
 from ..rules.state import GameState
 from .markup import Markup
 from .registry import private, public
 from .words import Message, limits, side_name, when
 
 
-@public(ev.LADY_OPENED)
-def _lady_opened(state: GameState, e: Event, tag: str, m: Markup) -> str:
-    d = e.data
-    return (f"{d['holder']} holds the Lady of the Lake: {d['holder']}, name a player who has not "
+@public(LadyOpened.type)
+def _lady_opened(state: GameState, e: LadyOpened, tag: str, m: Markup) -> str:
+    holder = state.shown(e.holder)
+    return (f"{holder} holds the Lady of the Lake: {holder}, name a player who has not "
             f"held it, {m.bold('LADY: name')}, by {when(e.at, limits(state).choice, state)}.")
 
 
-@public(ev.LADY_USED)
-def _lady_used(state: GameState, e: Event, tag: str, m: Markup) -> str:
-    d = e.data
-    return (f"{d['holder']} uses the Lady of the Lake on {m.bold(d['target'])}. The Lady passes "
-            f"to {d['target']}.")
+@public(LadyUsed.type)
+def _lady_used(state: GameState, e: LadyUsed, tag: str, m: Markup) -> str:
+    target = state.shown(e.target)
+    return (f"{state.shown(e.holder)} uses the Lady of the Lake on {m.bold(target)}. The Lady passes "
+            f"to {target}.")
 
 
-@private(ev.LADY_USED)
-def _lady_shows(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
-    d = e.data
-    return [Message(f"lady:{d['holder']}", f"{tag}: the Lady of the Lake shows you that "
-                    f"{m.bold(d['target'])} is one of {side_name(state, d['side'])}.",
-                    to=d["holder"], subject=f"{tag}: the Lady of the Lake", priority=0)]
+@private(LadyUsed.type)
+def _lady_shows(state: GameState, e: LadyUsed, tag: str, m: Markup) -> list[Message]:
+    return [Message(f"lady:{e.holder}", f"{tag}: the Lady of the Lake shows you that "
+                    f"{m.bold(state.shown(e.target))} is one of {side_name(state, e.side)}.",
+                    to=state.shown(e.holder), subject=f"{tag}: the Lady of the Lake", priority=0)]
 
 
-@public(ev.LADY_SKIPPED)
-def _lady_skipped(state: GameState, e: Event, tag: str, m: Markup) -> str:
-    return f"The Lady of the Lake is not used this time ({e.data['reason']}); it stays with {e.data['holder']}."
+@public(LadySkipped.type)
+def _lady_skipped(state: GameState, e: LadySkipped, tag: str, m: Markup) -> str:
+    return (f"The Lady of the Lake is not used this time ({e.reason}); it stays with "
+            f"{state.shown(e.holder)}.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..deadlines import format_duration
 from ..rules import events as ev
-from ..rules.events import Event
+from ..rules.events import GameStarted
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.roles import role_set
 from ..rules.state import SPIES, GameState
@@ -15,15 +15,15 @@ from .words import Message, block_separator, limits, missed_rules, role_name, se
 
 
 @private(ev.GAME_STARTED)
-def _started(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
+def _started(state: GameState, e: GameStarted, tag: str, m: Markup) -> list[Message]:
     """The opening post is a message of its own (a new thread, or the game's first comment),
     not a text in the batch's post; the role PMs and the spectators' follow it."""
     from ..status import status_block
 
     body = status_block(state, tag, m) + block_separator(m) + _opening(state, e, tag, m)
     out = [Message("opening", body, opening=True, title=f"{state.config.title} ({tag})", priority=0)]
-    for name in state.names:
-        out.append(Message(f"role:{name}", _role_pm(state, tag, name, m), to=name,
+    for seat in state.seats:
+        out.append(Message(f"role:{seat.id}", _role_pm(state, tag, seat.id, m), to=seat.name,
                            subject=f"{tag}: your role", priority=0))
     for name in state.config.spectators:
         out.append(Message(f"spectator:{name}", _spectator_pm(state, tag, m), to=name,
@@ -31,7 +31,7 @@ def _started(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
     return out
 
 
-def _opening(state: GameState, e: Event, tag: str, m: Markup) -> str:
+def _opening(state: GameState, e: GameStarted, tag: str, m: Markup) -> str:
     c = state.config
     p = c.rules
     n = len(state.seats)
@@ -66,23 +66,26 @@ def _opening(state: GameState, e: Event, tag: str, m: Markup) -> str:
         good, evil = roster(c, n)
         parts.append(m.bold("Roles in play") + ": " + ", ".join(role_name(state, r) for r in good + evil) + ".")
     if "lady" in state.extra:
-        parts.append(f"The {m.bold('Lady of the Lake')} starts with {state.extra['lady']}. Right "
+        parts.append(f"The {m.bold('Lady of the Lake')} starts with {state.shown(state.extra['lady'].holder)}. Right "
                      "after missions 2, 3 and 4 its holder names a player who has not held it "
                      f"({m.bold('LADY: name')}) and learns their allegiance by PM.")
     return "\n\n".join(parts)
 
 
-def _role_pm(state: GameState, tag: str, name: str, m: Markup) -> str:
-    seat = seat_of(state, name)
+def _role_pm(state: GameState, tag: str, seat_id: str, m: Markup) -> str:
+    """The role PM of seat `seat_id` (a seat's id), for whoever plays it now: what it knows,
+    by the usernames on the seats now."""
+    seat = seat_of(state, seat_id)
     c = state.config
     lines = [f"Your role in {c.title} ({tag}): {m.bold(role_name(state, seat.role))}, "
              f"one of {side_name(state, seat.side)}."]
-    known = role_set(c).knowledge(state, name)
+    known = role_set(c).knowledge(state, seat.id)
     if known:
-        lines.append("You know: " + ", ".join(f"{k.name} ({role_name(state, k.label)})" for k in known) + ".")
+        lines.append("You know: " + ", ".join(f"{state.shown(k.name)} ({role_name(state, k.label)})"
+                                              for k in known) + ".")
     elif seat.side == SPIES and not c.rules.spies_know_each_other:
         lines.append("In this game the spies do not know each other.")
-    lines += [note for fn in registry.ROLE_NOTES if (note := fn(state, name, m))]  # a module's own lines
+    lines += [note for fn in registry.ROLE_NOTES if (note := fn(state, seat.id, m))]  # a module's own lines
     if seat.side == SPIES:
         lines.append("On a mission you may PM me SUPPORT or SABOTAGE.")
     else:

@@ -15,22 +15,29 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:
     from ..rules.events import Event
     from ..rules.state import GameState
 
-PublicText = Callable[["GameState", "Event", str, Any], "str | None"]
-PrivateTexts = Callable[["GameState", "Event", str, Any], list]
+# fn(state, e, tag, m), `e` typed as its event's class (`e: LadyUsed`)
+PublicText = Callable[..., "str | None"]
+PrivateTexts = Callable[..., list]
+_P = TypeVar("_P", bound=PublicText)
+_Q = TypeVar("_Q", bound=PrivateTexts)
+
+
+def _name(t: str | type[Event]) -> str:
+    return t if isinstance(t, str) else t.type
 
 PUBLIC: dict[str, PublicText] = {}
 PRIVATE: dict[str, list[PrivateTexts]] = {}
 
 
-def public(*types: str) -> Callable[[PublicText], PublicText]:
-    def register(fn: PublicText) -> PublicText:
-        for t in types:
+def public(*types: str | type[Event]) -> Callable[[_P], _P]:
+    def register(fn: _P) -> _P:
+        for t in map(_name, types):
             if t in PUBLIC and PUBLIC[t] is not fn:
                 raise ValueError(f"two public texts for the event {t}")
             PUBLIC[t] = fn
@@ -38,9 +45,9 @@ def public(*types: str) -> Callable[[PublicText], PublicText]:
     return register
 
 
-def private(*types: str) -> Callable[[PrivateTexts], PrivateTexts]:
-    def register(fn: PrivateTexts) -> PrivateTexts:
-        for t in types:
+def private(*types: str | type[Event]) -> Callable[[_Q], _Q]:
+    def register(fn: _Q) -> _Q:
+        for t in map(_name, types):
             fns = PRIVATE.setdefault(t, [])
             if fn not in fns:
                 fns.append(fn)
@@ -67,9 +74,9 @@ def role_note(fn: Callable[["GameState", str, Any], "str | None"]) -> Callable[[
 NOTES: dict[str, list[PublicText]] = {}
 
 
-def public_note(*types: str) -> Callable[[PublicText], PublicText]:
-    def register(fn: PublicText) -> PublicText:
-        for t in types:
+def public_note(*types: str | type[Event]) -> Callable[[_P], _P]:
+    def register(fn: _P) -> _P:
+        for t in map(_name, types):
             fns = NOTES.setdefault(t, [])
             if fn not in fns:
                 fns.append(fn)

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from ..deadlines import stamp
 from ..rules import events as ev
-from ..rules.events import Event
+from ..rules.events import DeadlineMoved, MissionResolved, RemindersSent, VoteClosed
 from ..rules.state import GameState, phase_words
 from .markup import Markdown, Markup
 from .registry import private, public
@@ -32,40 +32,42 @@ REMINDER_WORDS = {phase: reminder_words(phase, Markdown()) for phase in REMINDER
 
 
 @private(ev.REMINDERS_SENT)
-def _reminders(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
-    return [Message(f"remind:{name}", _reminder(state, e, tag, m, name), to=name,
+def _reminders(state: GameState, e: RemindersSent, tag: str, m: Markup) -> list[Message]:
+    return [Message(f"remind:{seat}", _reminder(state, e, tag, m, seat), to=state.shown(seat),
                     subject=f"{tag}: reminder", priority=2)
-            for name in e.data["players"]]
+            for seat in e.players]
 
 
-def _reminder(state: GameState, e: Event, tag: str, m: Markup, name: str) -> str:
+def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str) -> str:
     from ..deadlines import due
 
     when = due(state)
-    what = reminder_words(e.data["phase"], m)
+    what = reminder_words(e.phase, m)
     by = f" by {stamp(when, state.config)}" if when else ""
     return f"{tag} reminder: you still have to {what}{by}."
 
 
 @private(ev.VOTE_CLOSED, ev.MISSION_RESOLVED)
-def _missed_notices(state: GameState, e: Event, tag: str, m: Markup) -> list[Message]:
+def _missed_notices(state: GameState, e: VoteClosed | MissionResolved, tag: str, m: Markup) -> list[Message]:
     return _missed_notice(state, e, tag, m)
 
 
-def _missed_notice(state: GameState, e: Event, tag: str, m: Markup | None = None) -> list[Message]:
+def _missed_notice(state: GameState, e: VoteClosed | MissionResolved, tag: str,
+                   m: Markup | None = None) -> list[Message]:
     """missed.notify_host_after: the host hears when a player has missed that many in a row."""
     m = m or Markdown()  # (its old callers gave no markup)
     after = missed_rules(state).notify_host_after
     if not after or (e.type == ev.MISSION_RESOLVED and not missed_rules(state).orders_count):
         return []
     out = []
-    for name in e.data.get("defaulted", []):
-        seat = state.seat(name)
+    for seat_id in e.defaulted:
+        seat = state.seat(seat_id)
         if seat is not None and seat.missed == after and not seat.disqualified:
+            name = seat.name
             reserves = free_reserves(state)
             offer = f" Your reserves: {', '.join(reserves)}." if reserves else ""
             replace = m.code(f"REPLACE {tag} {name} WITH {reserves[0] if reserves else 'newname'}")
-            out.append(Message(f"missed:{name}", f"{tag}: {name} has missed {after} in a row. Nothing "
+            out.append(Message(f"missed:{seat_id}", f"{tag}: {name} has missed {after} in a row. Nothing "
                                f"happens to them for it; if they are gone, PM me {replace} "
                                f"or {m.code(f'DISQUALIFY {tag} {name}')}.{offer}",
                                to=state.config.host, subject=f"{tag}: {name} is missing"))
@@ -73,12 +75,11 @@ def _missed_notice(state: GameState, e: Event, tag: str, m: Markup | None = None
 
 
 @public(ev.DEADLINE_MOVED)
-def _deadline_moved(state: GameState, e: Event, tag: str, m: Markup) -> str:
-    d = e.data
-    step = phase_words(d["phase"])
+def _deadline_moved(state: GameState, e: DeadlineMoved, tag: str, m: Markup) -> str:
+    step = phase_words(e.phase)
     step = "the open " + step.removeprefix("the ") if step.startswith("the ") else step
-    gone = ("the forum could not be read" if d.get("reason") == "forum" else "the bot was not running")
-    since, was, until = (datetime.fromisoformat(d[k]) for k in ("down_since", "was", "until"))
+    gone = ("the forum could not be read" if e.reason == "forum" else "the bot was not running")
+    since, was, until = (datetime.fromisoformat(x) for x in (e.down_since, e.was, e.until))
     return (f"{gone[0].upper()}{gone[1:]} from {stamp(since, state.config)} to "
             f"{stamp(e.at, state.config)}, so the deadline of {step}, "
             f"{stamp(was, state.config)}, fell while nobody could act on it. It is now "

@@ -2,11 +2,13 @@
 them, role and side names, the mission track, card names, and the PM footer."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..rules.config import Deadlines, Missed
+from ..rules.events import PlayerReplaced
 from ..rules.presets import TEAM_SIZES
 from ..rules.state import SPIES, GameState, Seat
 from .markup import Markup
@@ -65,21 +67,39 @@ def side_name(state: GameState, side: str) -> str:
 def track(state: GameState, m: Markup) -> str:
     marks = []
     for i in range(1, 6):
-        done = next((x for x in state.missions if x["number"] == i), None)
+        done = next((x for x in state.missions if x.number == i), None)
         if done:
-            marks.append("✔" if done["result"] == "success" else "✘")
+            marks.append("✔" if done.result == "success" else "✘")
         else:
             marks.append(str(TEAM_SIZES[len(state.seats)][i - 1]))
     return f"Missions: {' '.join(marks)} (✔ success, ✘ fail, a number: team size still to play)"
 
 
+def listed(state: GameState, seats: Iterable[str]) -> str:
+    """Seats (their ids) as a reader sees them: the usernames on them now, in order."""
+    return ", ".join(state.shown(s) for s in seats)
+
+
+def left_seat(state: GameState, e: PlayerReplaced) -> str:
+    """The username that left the seat in REPLACE `e` (`state`: after it, or later)."""
+    if not e.keeps_id:  # a log from before seat ids: the seat was named by that player
+        return e.player
+    # who played the seat, in turn: its id first (it was dealt under it), then whoever
+    # took it over, as `replaced` records them, and whoever plays it now
+    chain = [n for n, seat in state.replaced.items() if seat == e.player] + [state.shown(e.player)]
+    at = max((i for i, n in enumerate(chain) if n == e.by), default=len(chain) - 1)
+    return chain[at - 1] if at > 0 else e.player
+
+
 def free_reserves(state: GameState) -> list[str]:
-    """The host's reserves who neither play nor played in this game."""
+    """The host's reserves who neither play nor played in this game (usernames: those on
+    the seats now, and those who left one)."""
     taken = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
     return [r for r in state.config.reserves if r.casefold() not in taken]
 
 
 def host_plays(state: GameState) -> bool:
+    """Whether the host plays a seat (the usernames on the seats now)."""
     return any(state.config.is_host(n) for n in state.names)
 
 
@@ -136,8 +156,9 @@ def missed_rules(state: GameState) -> Missed:
     return missed
 
 
-def seat_of(state: GameState, name: str) -> Seat:
-    seat = state.seat(name)
+def seat_of(state: GameState, seat_id: str) -> Seat:
+    """The seat `seat_id` (a seat's id, as events and the state name it; not a username)."""
+    seat = state.seat(seat_id)
     if seat is None:
-        raise KeyError(f"no seat {name!r} in this game")
+        raise KeyError(f"no seat {seat_id!r} in this game")
     return seat

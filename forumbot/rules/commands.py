@@ -1,4 +1,5 @@
-"""What players, hosts and the clock ask of a game. Names are already resolved to seats."""
+"""What players, hosts and the clock ask of a game. Players are already resolved to seats:
+a command names a seat by its id (state.Seat.id), whoever plays it now."""
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, is_dataclass
@@ -17,13 +18,13 @@ def said(text: str) -> str:
 @dataclass(frozen=True)
 class Command:
     at: datetime
-    author: str  # a seat's name; the host's name for host commands; "" for the clock
+    author: str  # a seat's id; the host's username for host commands; "" for the clock
 
 
 @dataclass(frozen=True)
 class Propose(Command):
-    team: tuple[str, ...]
-    public: str | None = None  # the team member who plays their order in the thread
+    team: tuple[str, ...]  # seats (ids)
+    public: str | None = None  # the team member (a seat's id) who plays their order in the thread
     more: tuple[tuple[str, str], ...] = ()  # a rule module's part: (("excalibur", "bob"),)
 
 
@@ -129,12 +130,12 @@ class HostResume(Command):
 
 @dataclass(frozen=True)
 class HostDisqualify(Command):
-    target: str
+    target: str  # a seat's id
 
 
 @dataclass(frozen=True)
 class HostReplace(Command):
-    """`newcomer` takes `target`'s seat."""
+    """`newcomer` (a forum username) takes seat `target` (its id)."""
 
     target: str
     newcomer: str

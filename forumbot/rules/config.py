@@ -36,7 +36,7 @@ class Missed:
 @dataclass(frozen=True)
 class GameConfig:
     preset: str
-    players: tuple[str, ...]
+    players: tuple[str, ...]  # the usernames dealt in: the seats' ids (state.Seat.id)
     host: str
     title: str = "The Resistance"
     leader_order: str = "random"  # random | listed

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar, overload
 
 from . import events as ev
 from .commands import (
@@ -28,7 +28,7 @@ from .commands import (
     TeamVote,
 )
 from .config import GameConfig
-from .events import Event
+from .events import TYPES, Event, RawEvent
 from .hooks import RulePlugin, plugin_classes, plugins_for
 from .host import (
     _expire,
@@ -56,6 +56,8 @@ from .state import (
 from .steps import _first_leader, _open_proposal, advance_after_mission, end_game, open_proposal, resume_after_mission
 from .team import _propose, _vote, after_rejection, open_mission
 
+_E = TypeVar("_E", bound=Event)
+
 
 class Tx:
     """One command's transaction: a working state and the events emitted so far. The
@@ -71,11 +73,19 @@ class Tx:
         self.plugins = plugins
         self.events: list[Event] = []
 
-    def emit(self, type_: str, **data) -> Event:
-        event = Event(type_, self.at, data)
+    @overload
+    def emit(self, type_: type[_E], **fields: Any) -> _E: ...
+
+    @overload
+    def emit(self, type_: str, **fields: Any) -> Event: ...
+
+    def emit(self, type_: str | type[Event], **fields: Any) -> Event:
+        """Emit an event of `type_` (its class, or its name) with these fields, now."""
+        cls = TYPES.get(type_) if isinstance(type_, str) else type_
+        event = cls(at=self.at, **fields) if cls is not None else RawEvent(str(type_), self.at, fields)
         state = self.state
         state.last_event_at = self.at  # (fold(state, event), inline)
-        f = _FOLDS.get(type_)
+        f = _FOLDS.get(event.type)
         if f is not None:
             f(state, event)
         self.events.append(event)
@@ -92,7 +102,7 @@ def _deal(config: GameConfig, seed: int) -> dict:
 def _start(config: GameConfig, seed: int, at: datetime) -> Tx:
     tx = Tx(GameState(config), at, plugins_for(config))
     deal = _deal(config, seed)
-    tx.emit(ev.GAME_STARTED, **deal)
+    tx.emit(ev.GameStarted, **deal)
     for p in tx.plugins:
         p.after_start(tx)
     _open_proposal(tx, 1, _first_leader(tx, deal["order"][0]))
@@ -114,7 +124,8 @@ def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
     """The state after `events`. Refuses a log whose deal is not the seed's."""
     state = GameState(config)
     if events:
-        if events[0].type != ev.GAME_STARTED or events[0].data != _deal(config, seed):
+        first = events[0]
+        if first != ev.GameStarted(at=first.at, **_deal(config, seed)):
             raise ValueError("the event log does not start with this seed's deal")
     for e in events:
         fold(state, e)

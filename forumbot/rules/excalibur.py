@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .commands import Command, Propose, Refusal, said
+from .events import Event, TeamProposed, event
 from .hooks import ConfigKey, RulePlugin, Word
 from .state import GameState, open_phase, register_fold
 
@@ -50,25 +51,51 @@ class WieldExcalibur(Command):
     via: str = "pm"
 
 
-@register_fold(GIVEN)
-def _given(state, e):
-    d = e.data
-    state.put_extra(KEY, Excalibur(d["holder"], d["mission"], d["proposal"]))
+@event(GIVEN)
+class ExcaliburGiven(Event):
+    holder: str
+    mission: int
+    proposal: int
 
 
-@register_fold(OPENED)
-def _opened(state, e):
-    open_phase(state, PHASE, e, [e.data["holder"]])
+@event(OPENED)
+class ExcaliburOpened(Event):
+    holder: str
+    mission: int
 
 
-@register_fold(USED)
-def _used(state, e):
-    target = e.data["target"]
-    state.own("orders")[target] = "support" if e.data["was"] == "sabotage" else "sabotage"
+@event(USED)
+class ExcaliburUsed(Event):
+    holder: str
+    target: str
+    was: str  # the target's order before (support | sabotage): the holder's PM only
+    mission: int
 
 
-@register_fold(PASSED)
-def _passed(state, e):
+@event(PASSED)
+class ExcaliburPassed(Event):
+    holder: str
+    mission: int
+    reason: str  # passed | the deadline passed | the holder is disqualified
+
+
+@register_fold(ExcaliburGiven.type)
+def _given(state: GameState, e: ExcaliburGiven) -> None:
+    state.put_extra(KEY, Excalibur(e.holder, e.mission, e.proposal))
+
+
+@register_fold(ExcaliburOpened.type)
+def _opened(state: GameState, e: ExcaliburOpened) -> None:
+    open_phase(state, PHASE, e, [e.holder])
+
+
+@register_fold(ExcaliburUsed.type)
+def _used(state: GameState, e: ExcaliburUsed) -> None:
+    state.own("orders")[e.target] = "support" if e.was == "sabotage" else "sabotage"
+
+
+@register_fold(ExcaliburPassed.type)
+def _passed(state: GameState, e: ExcaliburPassed) -> None:
     pass
 
 
@@ -108,7 +135,7 @@ class ExcaliburPlugin(RulePlugin):
 
     @classmethod
     def command(cls, state, parsed, seat, via, at, core):
-        from ..intake import names_of
+        from ..intake import names_of  # (typed names -> the seats' ids)
 
         if parsed.verb == "vote":  # PASS
             return WieldExcalibur(at=at, author=seat, target=None, via=via)
@@ -134,16 +161,16 @@ class ExcaliburPlugin(RulePlugin):
             return Refusal("With each team the leader names a team member, not himself, to "
                            "hold Excalibur.", said(FORM))
         if named not in cmd.team:
-            return Refusal(f"{named} is not on the team you proposed: Excalibur goes to a "
+            return Refusal(f"{state.shown(named)} is not on the team you proposed: Excalibur goes to a "
                            "team member.", said(FORM))
         if named == cmd.author:
             return Refusal("The leader hands Excalibur to another team member, not himself.", said(FORM))
         return None
 
-    def after_proposal(self, tx, proposal, command) -> None:
+    def after_proposal(self, tx, proposal: TeamProposed, command) -> None:
         named = dict(command.more).get(KEY)
         if named is not None:  # (before_proposal refused a team without one)
-            tx.emit(GIVEN, holder=named, mission=proposal["mission"], proposal=proposal["proposal"])
+            tx.emit(ExcaliburGiven, holder=named, mission=proposal.mission, proposal=proposal.proposal)
 
     def before_resolve(self, tx) -> bool:
         s = tx.state
@@ -151,9 +178,9 @@ class ExcaliburPlugin(RulePlugin):
         if who is None:
             return False
         if s.player(who).disqualified:
-            tx.emit(PASSED, holder=who, mission=s.mission, reason="the holder is disqualified")
+            tx.emit(ExcaliburPassed, holder=who, mission=s.mission, reason="the holder is disqualified")
             return False
-        tx.emit(OPENED, holder=who, mission=s.mission)
+        tx.emit(ExcaliburOpened, holder=who, mission=s.mission)
         return True
 
     def handle(self, tx, cmd: WieldExcalibur) -> Refusal | None:
@@ -165,22 +192,22 @@ class ExcaliburPlugin(RulePlugin):
                            "of an approved team is in.", private=cmd.via == "pm")
         who = s.actors[0]
         if cmd.author != who:
-            return Refusal(f"Only the holder of Excalibur, {who}, may use it.", private=cmd.via == "pm")
+            return Refusal(f"Only the holder of Excalibur, {s.shown(who)}, may use it.", private=cmd.via == "pm")
         if cmd.via != "pm":
             return Refusal("Excalibur is used by PM. Your comment was not counted.",
                            "PM the bot " + said("EXCALIBUR: name") + " or " + said("PASS"), private=True)
         if cmd.target is None:
-            tx.emit(PASSED, holder=who, mission=s.mission, reason="passed")
+            tx.emit(ExcaliburPassed, holder=who, mission=s.mission, reason="passed")
             resolve_mission(tx)
             return None
         team = [n for n in s.team if n != who]
         if cmd.target not in team:
-            return Refusal(f"Name another member of the team: {', '.join(team)}.",
+            return Refusal(f"Name another member of the team: {', '.join(s.shown(n) for n in team)}.",
                            said("EXCALIBUR: name"), private=True)
         if s.player(cmd.target).disqualified:
-            return Refusal(f"{cmd.target} is disqualified: their order is the default, and "
+            return Refusal(f"{s.shown(cmd.target)} is disqualified: their order is the default, and "
                            "Excalibur cannot switch it.", said("EXCALIBUR: name"), private=True)
-        tx.emit(USED, holder=who, target=cmd.target, was=s.orders[cmd.target], mission=s.mission)
+        tx.emit(ExcaliburUsed, holder=who, target=cmd.target, was=s.orders[cmd.target], mission=s.mission)
         resolve_mission(tx)
         return None
 
@@ -190,7 +217,7 @@ class ExcaliburPlugin(RulePlugin):
         s = tx.state
         if s.phase != PHASE:
             return False
-        tx.emit(PASSED, holder=s.actors[0], mission=s.mission, reason="the deadline passed")
+        tx.emit(ExcaliburPassed, holder=s.actors[0], mission=s.mission, reason="the deadline passed")
         resolve_mission(tx)
         return True
 

@@ -5,25 +5,24 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import events as ev
-from .state import FINISHED, MISSION, PROPOSAL, TEAM_VOTE, Seat, _core, _open
+from .state import FINISHED, MISSION, PROPOSAL, TEAM_VOTE, GameState, Seat, _core, _open
 
 
 @_core(ev.GAME_STARTED)
-def _started(state, event):
-    d = event.data
-    state.put("seats", [Seat(n, d["roles"][n], d["sides"][n]) for n in d["order"]])
-    state.seed = d.get("seed", 0)
+def _started(state: GameState, event: ev.GameStarted) -> None:
+    roles, sides = event.roles, event.sides
+    state.put("seats", [Seat(n, roles[n], sides[n]) for n in event.order])
+    state.seed = event.seed
 
 
 @_core(ev.PROPOSAL_OPENED)
-def _proposal_opened(state, event):
-    d = event.data
-    if d["mission"] != state.mission:
-        state.mission = d["mission"]
+def _proposal_opened(state: GameState, event: ev.ProposalOpened) -> None:
+    if event.mission != state.mission:
+        state.mission = event.mission
         state.attempt = 0
         state.rejections = 0
     state.attempt += 1
-    state.leader = d["leader"]
+    state.leader = event.leader
     state.team = ()
     state.public = None
     state.votes, state.vote_via, state.orders = {}, {}, {}
@@ -32,11 +31,10 @@ def _proposal_opened(state, event):
 
 
 @_core(ev.TEAM_PROPOSED)
-def _team_proposed(state, event):
-    d = event.data
-    state.team = tuple(d["team"])
-    state.public = d.get("public")
-    state.not_voting = list(d.get("not_voting", []))
+def _team_proposed(state: GameState, event: ev.TeamProposed) -> None:
+    state.team = tuple(event.team)
+    state.public = event.public
+    state.not_voting = list(event.not_voting or ())
     state.proxied, state.votes, state.vote_via, state.critical = {}, {}, {}, set()
     state.fresh("not_voting", "proxied", "votes", "vote_via", "critical")
     state.last_vote_at = None
@@ -45,9 +43,8 @@ def _team_proposed(state, event):
 
 
 @_core(ev.VOTE_CAST)
-def _vote_cast(state, event):
-    d = event.data
-    player = d["player"]
+def _vote_cast(state: GameState, event: ev.VoteCast) -> None:
+    player = event.player
     state.last_vote_at = event.at
     fields, owned = state.__dict__, state._owned
     if owned is not None and "votes" not in owned:  # state.own("votes"), own("vote_via"): the hot path
@@ -56,112 +53,108 @@ def _vote_cast(state, event):
     if owned is not None and "vote_via" not in owned:
         fields["vote_via"] = fields["vote_via"].copy()
         owned.add("vote_via")
-    fields["votes"][player] = d["vote"]
-    fields["vote_via"][player] = d["via"]
-    if d.get("critical"):
+    fields["votes"][player] = event.vote
+    fields["vote_via"][player] = event.via
+    if event.critical:
         state.own("critical").add(player)
     elif player in state.critical:
         state.own("critical").discard(player)
 
 
 @_core(ev.VOTE_CLOSED)
-def _vote_closed(state, event):
-    d = event.data
-    state.own("vote_history").append(d)
-    if d["critical"]:
-        state.own("critical_spent").update(d["critical"])
-    defaulted = d["defaulted"]
-    not_voting, proxied = d.get("not_voting"), d.get("proxied")
+def _vote_closed(state: GameState, event: ev.VoteClosed) -> None:
+    state.own("vote_history").append(event)
+    if event.critical:
+        state.own("critical_spent").update(event.critical)
+    defaulted = event.defaulted
+    not_voting, proxied = event.not_voting, event.proxied
     barred = set(not_voting or ()) | set(proxied or ()) if not_voting or proxied else ()
-    changed = [(i, s.missed + 1 if s.name in defaulted else 0) for i, s in enumerate(state.seats)
-               if not s.disqualified and s.name not in barred
-               and (s.missed or s.name in defaulted)]  # a seat's missed votes in a row
+    changed = [(i, s.missed + 1 if s.id in defaulted else 0) for i, s in enumerate(state.seats)
+               if not s.disqualified and s.id not in barred
+               and (s.missed or s.id in defaulted)]  # a seat's missed votes in a row
     if changed:
         seats = state.own("seats")
         for i, missed in changed:
             seats[i].missed = missed
-    if not d["approved"]:
+    if not event.approved:
         state.rejections += 1
 
 
 @_core(ev.PROPOSAL_MISSED)
-def _proposal_missed(state, event):
+def _proposal_missed(state: GameState, event: ev.ProposalMissed) -> None:
     state.missed_proposals += 1
-    if event.data.get("counts_as_rejection"):
+    if event.counts_as_rejection:
         state.rejections += 1
 
 
 @_core(ev.PROPOSALS_STALLED)
-def _stalled(state, event):
+def _stalled(state: GameState, event: ev.ProposalsStalled) -> None:
     state.stall_warned_at = state.missed_proposals
 
 
 @_core(ev.MISSION_OPENED)
-def _mission_opened(state, event):
+def _mission_opened(state: GameState, event: ev.MissionOpened) -> None:
     state.put("orders", {})
     _open(state, MISSION, event)
 
 
 @_core(ev.ORDER_CAST)
-def _order_cast(state, event):
-    state.own("orders")[event.data["player"]] = event.data["order"]
+def _order_cast(state: GameState, event: ev.OrderCast) -> None:
+    state.own("orders")[event.player] = event.order
 
 
 @_core(ev.MISSION_RESOLVED)
-def _mission_resolved(state, event):
-    d = event.data
-    state.own("missions").append(d)
+def _mission_resolved(state: GameState, event: ev.MissionResolved) -> None:
+    state.own("missions").append(event)
     if state.config.missed.orders_count:
-        defaulted = d["defaulted"]
-        if defaulted or any(state.player(n).missed for n in d["team"]):
+        defaulted, team = event.defaulted, event.team
+        if defaulted or any(state.player(n).missed for n in team):
             state.own("seats")
-            for n in d["team"]:
-                s = state.seat(n)
+            for n in team:
+                s = state.player(n)
                 if not s.disqualified:
                     s.missed = s.missed + 1 if n in defaulted else 0
 
 
 @_core(ev.PLAYER_DISQUALIFIED)
-def _disqualified(state, event):
+def _disqualified(state: GameState, event: ev.PlayerDisqualified) -> None:
     state.own("seats")
-    state.player(event.data["player"]).disqualified = True
+    state.player(event.player).disqualified = True
 
 
 @_core(ev.DEADLINE_EXTENDED)
-def _extended(state, event):
-    state.extension += event.data["seconds"]
+def _extended(state: GameState, event: ev.DeadlineExtended) -> None:
+    state.extension += event.seconds
 
 
 @_core(ev.DEADLINE_MOVED)
-def _moved(state, event):  # the whole open deadline moves by `seconds`, close_grace too
-    d = event.data
-    state.extension += d["seconds"]
+def _moved(state: GameState, event: ev.DeadlineMoved) -> None:
+    """The whole open deadline moves by `seconds`, close_grace too."""
+    state.extension += event.seconds  # (a float if not whole seconds)
     if state.last_vote_at is not None:
-        state.last_vote_at += timedelta(seconds=d["seconds"])
+        state.last_vote_at += timedelta(seconds=event.seconds)
 
 
 @_core(ev.GAME_PAUSED)
-def _paused(state, event):
-    d = event.data
+def _paused(state: GameState, event: ev.GamePaused) -> None:
     state.paused_at = event.at
-    state.paused_until = datetime.fromisoformat(d["until"]) if d.get("until") else None
+    state.paused_until = datetime.fromisoformat(event.until) if event.until else None
 
 
 @_core(ev.GAME_RESUMED)
-def _resumed(state, event):
-    state.extension += event.data["paused_seconds"]
+def _resumed(state: GameState, event: ev.GameResumed) -> None:
+    state.extension += event.paused_seconds
     state.paused_at = None
     state.paused_until = None
 
 
 @_core(ev.REMINDERS_SENT)
-def _reminded(state, event):
-    state.reminded = event.data["phase_id"]
+def _reminded(state: GameState, event: ev.RemindersSent) -> None:
+    state.reminded = event.phase_id
 
 
 @_core(ev.GAME_ENDED)
-def _ended(state, event):
-    d = event.data
-    state.winner = d["winner"]
-    state.win_reason = d["reason"]
+def _ended(state: GameState, event: ev.GameEnded) -> None:
+    state.winner = event.winner
+    state.win_reason = event.reason
     _open(state, FINISHED, event)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .commands import Command, Refusal
     from .config import GameConfig
     from .engine import Tx
+    from .events import GameEnded, MissionResolved, TeamProposed, VoteClosed
     from .state import GameState
 
 
@@ -96,26 +97,28 @@ class RulePlugin:
     def before_proposal(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
-    def after_proposal(self, tx: "Tx", proposal: dict, command: "Command") -> None:
-        """A team has been proposed; `proposal` is the team_proposed data, `command` the
-        Propose (with a module's part of it in `more`)."""
+    def after_proposal(self, tx: "Tx", proposal: "TeamProposed", command: "Command") -> None:
+        """A team has been proposed; `proposal` is its `TeamProposed` event (`proposal.team`,
+        `proposal.public`, ...), `command` the Propose (with a module's part of it in `more`)."""
 
     def barred_voters(self, state: "GameState") -> set[str]:
-        """Players a card bars from voting on the proposal being made now."""
+        """The seats (ids) a card bars from voting on the proposal being made now."""
         return set()
 
-    def votes_in_thread(self, state: "GameState", name: str) -> bool:
-        """True if this player's team votes go in the thread even in a PM-only game."""
+    def votes_in_thread(self, state: "GameState", seat: str) -> bool:
+        """True if the team votes of seat `seat` (an id) go in the thread even in a PM-only game."""
         return False
 
     def before_vote(self, state: "GameState", command: "Command") -> "Refusal | None":
         return None
 
-    def after_vote(self, tx: "Tx", record: dict) -> None:
-        """A team vote has closed; `record` is the vote_closed data."""
+    def after_vote(self, tx: "Tx", record: "VoteClosed") -> None:
+        """A team vote has closed; `record` is its `VoteClosed` event (`record.approved`,
+        `record.votes`, ...), as `state.vote_history[-1]` holds it."""
 
     def before_round(self, tx: "Tx", mission: int, leader: str) -> bool:
-        """A new mission round is about to open its first proposal. Return True to hold it;
+        """A new mission round is about to open its first proposal, led by seat `leader` (an
+        id). Return True to hold it;
         call `engine.open_proposal(tx, mission, leader)` when done."""
         return False
 
@@ -128,7 +131,7 @@ class RulePlugin:
         """A team was approved and its mission is open (orders may already be in)."""
 
     def first_leader(self, state: "GameState") -> "str | None":
-        """The first leader of the mission about to start (None: the next in order)."""
+        """The first leader (a seat's id) of the mission about to start (None: the next in order)."""
         return None
 
     def before_mission(self, state: "GameState", command: "Command") -> "Refusal | None":
@@ -139,8 +142,9 @@ class RulePlugin:
         it for a phase of this plug-in; then call `engine.resolve_mission(tx)`."""
         return False
 
-    def after_mission(self, tx: "Tx", record: dict) -> bool | None:
-        """A mission has been resolved; `record` is the mission_resolved data. Return True
+    def after_mission(self, tx: "Tx", record: "MissionResolved") -> bool | None:
+        """A mission has been resolved; `record` is its `MissionResolved` event
+        (`record.number`, `record.result`, ...), as `state.missions[-1]` holds it. Return True
         to hold the game for a phase of this plug-in; when it is over, call
         `engine.resume_after_mission(tx, after=self)`."""
         return None
@@ -149,8 +153,8 @@ class RulePlugin:
         """Return False to hold the end back (an assassination still to come, say)."""
         return True
 
-    def after_game_end(self, tx: "Tx", record: dict) -> None:
-        """The game has ended; `record` is the game_ended data."""
+    def after_game_end(self, tx: "Tx", end: "GameEnded") -> None:
+        """The game has ended; `end` is its `GameEnded` event (`end.winner`, `end.reason`)."""
 
     # --- random play (property tests, the bench, the demo) ----------------------------
     def random_move(self, state: "GameState", rng: "random.Random", at: "datetime") -> "Command | None":

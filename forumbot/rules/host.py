@@ -44,7 +44,7 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
         return Refusal("That deadline belongs to a phase that is already over.")
     if s.phase == PROPOSAL:
         counts = s.config.rules.missed_proposal_counts_as_rejection
-        tx.emit(ev.PROPOSAL_MISSED, mission=s.mission, leader=s.leader,
+        tx.emit(ev.ProposalMissed, mission=s.mission, leader=s.leader,
                 counts_as_rejection=counts)
         if counts and s.rejections >= REJECTIONS_TO_LOSE:
             _end(tx, SPIES, "rejections")
@@ -72,12 +72,12 @@ def _stalled(tx: Tx) -> bool:
     turn = s.leader_rotation()
     if not s.stall_warned_at:
         if s.missed_proposals >= turn:
-            tx.emit(ev.PROPOSALS_STALLED, mission=s.mission, missed=s.missed_proposals, turn=turn)
+            tx.emit(ev.ProposalsStalled, mission=s.mission, missed=s.missed_proposals, turn=turn)
         return False
     if s.missed_proposals - s.stall_warned_at < turn:
         return False
-    tx.emit(ev.GAME_ENDED, winner=None, reason="abandoned", missed=s.missed_proposals,
-            roles={x.name: x.role for x in s.seats})
+    tx.emit(ev.GameEnded, winner=None, reason="abandoned", missed=s.missed_proposals,
+            roles={x.id: x.role for x in s.seats})
     return True
 
 
@@ -90,7 +90,7 @@ def _host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
     s = tx.state
     if s.phase not in (TEAM_VOTE, MISSION):
         return Refusal(f"There is no open vote to close: {_phase_words(s)}.")
-    tx.emit(ev.HOST_ACTION, action="close", by=cmd.author, phase=s.phase)
+    tx.emit(ev.HostAction, action="close", by=cmd.author, phase=s.phase)
     _close_vote(tx) if s.phase == TEAM_VOTE else _resolve_mission(tx)
     return None
 
@@ -103,7 +103,7 @@ def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
         return Refusal("The game is paused; RESUME it first.")
     if due(s) is None:
         return Refusal("Nothing open has a deadline to extend.")
-    tx.emit(ev.DEADLINE_EXTENDED, seconds=cmd.seconds, by=cmd.author, phase=s.phase)
+    tx.emit(ev.DeadlineExtended, seconds=cmd.seconds, by=cmd.author, phase=s.phase)
     return None
 
 
@@ -126,7 +126,7 @@ def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
     if cmd.down_since > cmd.at:
         return Refusal("The bot cannot have been down since a time after its restart.")
     seconds = (cmd.until - when).total_seconds()
-    tx.emit(ev.DEADLINE_MOVED, reason=cmd.reason, phase=s.phase, was=when.isoformat(),
+    tx.emit(ev.DeadlineMoved, reason=cmd.reason, phase=s.phase, was=when.isoformat(),
             until=cmd.until.isoformat(), down_since=cmd.down_since.isoformat(),
             seconds=int(seconds) if seconds == int(seconds) else seconds)
     return None
@@ -137,8 +137,7 @@ def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
         return Refusal("The game is paused already.")
     if cmd.until is not None and cmd.until <= tx.at:
         return Refusal("That time has passed already.")
-    until = {"until": cmd.until.isoformat()} if cmd.until else {}
-    tx.emit(ev.GAME_PAUSED, by=cmd.author, **until)
+    tx.emit(ev.GamePaused, by=cmd.author, until=cmd.until.isoformat() if cmd.until else None)
     return None
 
 
@@ -146,7 +145,7 @@ def _host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
     s = tx.state
     if s.paused_at is None:
         return Refusal("The game is not paused.")
-    tx.emit(ev.GAME_RESUMED, by=cmd.author, paused_seconds=int((tx.at - s.paused_at).total_seconds()))
+    tx.emit(ev.GameResumed, by=cmd.author, paused_seconds=int((tx.at - s.paused_at).total_seconds()))
     return None
 
 
@@ -156,16 +155,16 @@ def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
     if seat is None:
         return Refusal(f"{cmd.target} is not a player in this game.")
     if seat.disqualified:
-        return Refusal(f"{cmd.target} is disqualified already.")
-    tx.emit(ev.PLAYER_DISQUALIFIED, player=seat.name, missed=seat.missed, reason="disqualified by the host")
+        return Refusal(f"{s.shown(seat.id)} is disqualified already.")
+    tx.emit(ev.PlayerDisqualified, player=seat.id, missed=seat.missed, reason="disqualified by the host")
     # whatever waited for that player goes on without them
-    if s.phase == PROPOSAL and s.leader == seat.name:
-        _open_proposal(tx, s.mission, s.next_leader(seat.name))
+    if s.phase == PROPOSAL and s.leader == seat.id:
+        _open_proposal(tx, s.mission, s.next_leader(seat.id))
     elif s.phase == TEAM_VOTE and s.config.deadlines.close_early and not s.waiting_for():
         _close_vote(tx)
     elif s.phase == MISSION and not s.waiting_for():
         _resolve_mission(tx)
-    elif s.actors == [seat.name] and s.phase != "assassination":  # a card or the Lady: skipped
+    elif s.actors == [seat.id] and s.phase != "assassination":  # a card or the Lady: skipped
         for p in tx.plugins:
             if p.on_expire(tx):
                 break
@@ -180,8 +179,8 @@ def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
     if refusal is not None:
         return refusal
     seat = s.player(cmd.target)
-    tx.emit(replace.PLAYER_REPLACED, player=seat.name, by=cmd.newcomer, was_disqualified=seat.disqualified,
-            host=cmd.author)
+    tx.emit(ev.PlayerReplaced, player=seat.id, by=cmd.newcomer, was_disqualified=seat.disqualified,
+            host=cmd.author, keeps_id=True)
     return None
 
 
@@ -192,7 +191,7 @@ def _host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
     if s.phase == "assassination":
         return Refusal("The assassination has no default: it waits for the Assassin's shot "
                        "(or ABORT the game).")
-    tx.emit(ev.HOST_ACTION, action="skip", by=cmd.author, phase=s.phase, mission=s.mission)
+    tx.emit(ev.HostAction, action="skip", by=cmd.author, phase=s.phase, mission=s.mission)
     return _expire(tx, Expire(at=tx.at, author="", phase_id=s.phase_id))
 
 
@@ -204,15 +203,15 @@ def _host_record(tx: Tx, cmd: HostRecord) -> Refusal | None:
     if handler is None:
         word = COMMAND_WORDS.get(type(inner).__name__, type(inner).__name__.upper())
         return Refusal(f"{word} is not part of this game.")
-    tx.emit(ev.HOST_ACTION, action="record", by=cmd.author, phase=tx.state.phase,
+    tx.emit(ev.HostAction, action="record", by=cmd.author, phase=tx.state.phase,
             player=inner.author, kind=type(inner).__name__)
     return handler(tx, inner)
 
 
 def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
     s = tx.state
-    tx.emit(ev.GAME_ENDED, winner=None, reason="aborted", by=cmd.author,
-            roles={x.name: x.role for x in s.seats})
+    tx.emit(ev.GameEnded, winner=None, reason="aborted", by=cmd.author,
+            roles={x.id: x.role for x in s.seats})
     return None
 
 
@@ -220,5 +219,5 @@ def _remind(tx: Tx, cmd: Remind) -> Refusal | None:
     s = tx.state
     if cmd.phase_id != s.phase_id or s.reminded == s.phase_id or not s.waiting_for():
         return Refusal("No reminder is due.")
-    tx.emit(ev.REMINDERS_SENT, phase_id=s.phase_id, phase=s.phase, players=s.waiting_for())
+    tx.emit(ev.RemindersSent, phase_id=s.phase_id, phase=s.phase, players=s.waiting_for())
     return None

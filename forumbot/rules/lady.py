@@ -1,39 +1,93 @@
 """The Lady of the Lake (Avalon, optional): it starts with the last player in the leader
 order. Right after missions 2, 3 and 4 its holder names another player who has not held
 it (`LADY:`); the holder learns that player's allegiance by PM, and the Lady passes on.
-Skipped once the game is decided, at the `choice` deadline, or for a disqualified holder."""
+Skipped once the game is decided, at the `choice` deadline, or for a disqualified holder.
+
+Everything the plug-in keeps is `state.extra["lady"]`, a `Lady`, changed only by its events."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from . import events as ev
 from .commands import LadyTarget, Refusal, said
+from .events import Event, MissionResolved, event
 from .hooks import RulePlugin
 from .presets import MISSIONS_TO_WIN
 from .state import GameState, open_phase, register_fold
 
 PHASE = "lady"
+KEY = "lady"
 AFTER_MISSIONS = (2, 3, 4)
 
 
-@register_fold(ev.LADY_GIVEN)
-def _given(state, e):
-    state.put_extra("lady", e.data["holder"])
-    state.put_extra("lady_past", [e.data["holder"]])
+@dataclass(frozen=True)
+class Lady:
+    """Who holds the Lady of the Lake (a seat's id), and every seat that has held it, the
+    first holder first (the holder too)."""
+
+    holder: str
+    past: tuple[str, ...]
 
 
-@register_fold(ev.LADY_OPENED)
-def _opened(state, e):
-    open_phase(state, PHASE, e, [e.data["holder"]])
+@event(ev.LADY_GIVEN)
+class LadyGiven(Event):
+    holder: str  # the first holder (the deal)
 
 
-@register_fold(ev.LADY_USED)
-def _used(state, e):
-    state.put_extra("lady", e.data["target"])
-    state.put_extra("lady_past", state.extra["lady_past"] + [e.data["target"]])
+@event(ev.LADY_OPENED)
+class LadyOpened(Event):
+    holder: str
+    mission: int
 
 
-@register_fold(ev.LADY_SKIPPED)
-def _skipped(state, e):
+@event(ev.LADY_USED)
+class LadyUsed(Event):
+    holder: str
+    target: str
+    side: str  # the target's allegiance: the holder's PM only
+
+
+@event(ev.LADY_SKIPPED)
+class LadySkipped(Event):
+    holder: str
+    reason: str
+
+
+@register_fold(LadyGiven.type)
+def _given(state: GameState, e: LadyGiven) -> None:
+    state.put_extra(KEY, Lady(e.holder, (e.holder,)))
+
+
+@register_fold(LadyOpened.type)
+def _opened(state: GameState, e: LadyOpened) -> None:
+    open_phase(state, PHASE, e, [e.holder])
+
+
+@register_fold(LadyUsed.type)
+def _used(state: GameState, e: LadyUsed) -> None:
+    state.put_extra(KEY, Lady(e.target, lady(state).past + (e.target,)))
+
+
+@register_fold(LadySkipped.type)
+def _skipped(state: GameState, e: LadySkipped) -> None:
     pass
+
+
+def lady(state: GameState) -> Lady:
+    """The Lady of the Lake of a game that has it (from its deal on)."""
+    return state.extra[KEY]
+
+
+def holder(state: GameState) -> str | None:
+    """The seat that holds the Lady of the Lake; None: the game has no Lady."""
+    x = state.extra.get(KEY)
+    return x.holder if x is not None else None
+
+
+def held(state: GameState) -> tuple[str, ...]:
+    """The seats that have held the Lady of the Lake (who may not be named)."""
+    x = state.extra.get(KEY)
+    return x.past if x is not None else ()
 
 
 def decided(state: GameState) -> bool:
@@ -48,17 +102,17 @@ class LadyOfTheLake(RulePlugin):
     command_words = {"LadyTarget": "LADY"}
 
     def after_start(self, tx) -> None:
-        tx.emit(ev.LADY_GIVEN, holder=tx.state.names[-1])
+        tx.emit(LadyGiven, holder=tx.state.ids[-1])
 
-    def after_mission(self, tx, record) -> bool:
+    def after_mission(self, tx, record: MissionResolved) -> bool:
         s = tx.state
-        if record["number"] not in AFTER_MISSIONS or decided(s):
+        if record.number not in AFTER_MISSIONS or decided(s):
             return False
-        holder = s.extra["lady"]
-        if s.player(holder).disqualified:
-            tx.emit(ev.LADY_SKIPPED, holder=holder, reason="the holder is disqualified")
+        who = lady(s).holder
+        if s.player(who).disqualified:
+            tx.emit(LadySkipped, holder=who, reason="the holder is disqualified")
             return False
-        tx.emit(ev.LADY_OPENED, holder=holder, mission=record["number"])
+        tx.emit(LadyOpened, holder=who, mission=record.number)
         return True
 
     def handle(self, tx, cmd: LadyTarget) -> Refusal | None:
@@ -67,18 +121,18 @@ class LadyOfTheLake(RulePlugin):
         s = tx.state
         if s.phase != PHASE:
             return Refusal("The Lady of the Lake is not in use now: it comes right after missions 2, 3 and 4.")
-        holder = s.extra["lady"]
-        if cmd.author != holder:
-            return Refusal(f"Only the holder of the Lady of the Lake, {holder}, may use it.")
+        now = lady(s)
+        if cmd.author != now.holder:
+            return Refusal(f"Only the holder of the Lady of the Lake, {s.shown(now.holder)}, may use it.")
         target = s.seat(cmd.target)
         if target is None:
             return Refusal(f"{cmd.target} is not a player in this game.", said("LADY: name"))
-        if target.name == holder:
+        if target.id == now.holder:
             return Refusal("Name another player, not yourself.", said("LADY: name"))
-        if target.name in s.extra["lady_past"]:
-            return Refusal(f"{target.name} has held the Lady already; name a player who has not.",
+        if target.id in now.past:
+            return Refusal(f"{s.shown(target.id)} has held the Lady already; name a player who has not.",
                            said("LADY: name"))
-        tx.emit(ev.LADY_USED, holder=holder, target=target.name, side=target.side)
+        tx.emit(LadyUsed, holder=now.holder, target=target.id, side=target.side)
         resume_after_mission(tx, after=self)
         return None
 
@@ -87,7 +141,7 @@ class LadyOfTheLake(RulePlugin):
 
         if tx.state.phase != PHASE:
             return False
-        tx.emit(ev.LADY_SKIPPED, holder=tx.state.extra["lady"], reason="the deadline passed")
+        tx.emit(LadySkipped, holder=lady(tx.state).holder, reason="the deadline passed")
         resume_after_mission(tx, after=self)
         return True
 

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 
 from .assassin import PHASE as ASSASSINATION
-from .assassin import _knows, assassin
+from .assassin import SHOT_KEY, Shot, assassin, known_to
 from .commands import Command, Refusal, said
+from .events import Event, event
 from .hooks import RulePlugin, Word
 from .state import RESISTANCE, SPIES, GameState, register_fold
 
@@ -25,22 +26,29 @@ class ShootLovers(Command):
     targets: tuple[str, str]
 
 
-@register_fold(SHOT)
-def _shot(state, e):
-    state.put_extra("assassinated", list(e.data["targets"]))
+@event(SHOT)
+class LoversShot(Event):
+    assassin: str
+    targets: list[str]  # the two seats named
+    hit: bool
+
+
+@register_fold(LoversShot.type)
+def _shot(state: GameState, e: LoversShot) -> None:
+    state.put_extra(SHOT_KEY, Shot(tuple(e.targets), e.hit))
 
 
 def lovers(state: GameState) -> list[str]:
-    """The lovers' seats, Tristan first."""
-    by_role = {s.role: s.name for s in state.seats}
+    """The lovers' seats (their ids), Tristan first."""
+    by_role = {s.role: s.id for s in state.seats}
     return [by_role[r] for r in LOVERS if r in by_role]
 
 
-def lover_of(state: GameState, name: str) -> str | None:
-    """The other lover, for a lover; None for anyone else."""
+def lover_of(state: GameState, seat: str) -> str | None:
+    """The other lover's seat, for a lover's seat; None for anyone else."""
     pair = lovers(state)
-    if name in pair and len(pair) == 2:
-        return pair[1] if pair[0] == name else pair[0]
+    if seat in pair and len(pair) == 2:
+        return pair[1] if pair[0] == seat else pair[0]
     return None
 
 
@@ -78,7 +86,7 @@ class TristanAndIsolde(RulePlugin):
 
     @classmethod
     def command(cls, state, parsed, seat, via, at, core):
-        from ..intake import names_of
+        from ..intake import names_of  # (typed names -> the seats' ids)
 
         found = names_of(state, parsed.names)
         if isinstance(found, str):
@@ -103,13 +111,13 @@ class TristanAndIsolde(RulePlugin):
             return Refusal("Name two different players: the two lovers.", form, private=True)
         if cmd.author in cmd.targets:
             return Refusal("You cannot name yourself.", form, private=True)
-        known = {k.name for k in _knows(s, cmd.author)}
+        known = known_to(s, cmd.author)
         ours = [n for n in cmd.targets if n in known]
         if ours:
-            return Refusal(f"{ours[0]} is one of your own; name the two players you think are "
+            return Refusal(f"{s.shown(ours[0])} is one of your own; name the two players you think are "
                            "Tristan and Isolde.", form, private=True)
         hit = set(cmd.targets) == set(lovers(s))
-        tx.emit(SHOT, assassin=cmd.author, targets=list(cmd.targets), hit=hit)
+        tx.emit(LoversShot, assassin=cmd.author, targets=list(cmd.targets), hit=hit)
         end_game(tx, SPIES, "assassination") if hit else end_game(tx, RESISTANCE, "missions")
         return None
 
@@ -120,8 +128,8 @@ class TristanAndIsolde(RulePlugin):
         shooter = state.actors[0]
         if state.player(shooter).disqualified:
             return None
-        known = {k.name for k in _knows(state, shooter)}
-        pool = [n for n in state.names if n != shooter and n not in known]
+        known = known_to(state, shooter)
+        pool = [n for n in state.ids if n != shooter and n not in known]
         if len(pool) < 2:
             return None
         a, b = rng.sample(pool, 2)

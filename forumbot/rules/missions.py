@@ -53,7 +53,7 @@ def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
     for plugin in tx.plugins:
         if (r := plugin.before_mission(s, cmd)) is not None:
             return r
-    tx.emit(ev.ORDER_CAST, player=cmd.author, order=cmd.choice)
+    tx.emit(ev.OrderCast, player=cmd.author, order=cmd.choice)
     _maybe_resolve(tx)
     return None
 
@@ -96,15 +96,11 @@ def _resolve_mission(tx: Tx) -> None:
             defaulted.append(name)
     sabotages = list(orders.values()).count("sabotage")
     needed = s.fails_needed()
-    record = {
-        "number": s.mission, "leader": s.leader, "team": list(s.team), "sabotages": sabotages,
-        "fails_needed": needed, "result": "fail" if sabotages >= needed else "success",
-        "orders": orders, "defaulted": defaulted,
-        "count_shown": s.mission not in s.config.rules.hidden_count_missions,
-    }
-    if s.public:
-        record["public"] = s.public
-    tx.emit(ev.MISSION_RESOLVED, **record)
+    tx.emit(ev.MissionResolved, number=s.mission, leader=s.leader, team=list(s.team),
+            sabotages=sabotages, fails_needed=needed,
+            result="fail" if sabotages >= needed else "success", orders=orders,
+            defaulted=defaulted, count_shown=s.mission not in s.config.rules.hidden_count_missions,
+            public=s.public or None)
     if defaulted and s.config.missed.orders_count:
         _disqualify_missing(tx, defaulted)
     resume_after_mission(tx)

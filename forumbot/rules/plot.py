@@ -7,18 +7,35 @@ Confidence staying with the leader -> the immediate cards are resolved in the or
 of No Confidence and In the Spotlight get a window. After the result, holders of Keeping
 a Close Eye on You name a team member by PM. Opinion Maker holders vote in the thread only.
 
-Everything the plug-in keeps is in `state.extra["plot"]`, changed only by its events.
+Everything the plug-in keeps is `state.extra["plot"]`, a `plot_folds.Plot`, changed only by
+its events. Players are named by their seats' ids; words for them show `state.shown(id)`.
 """
 from __future__ import annotations
 
 import random
 
-from . import events as ev
 from .commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, TakeCard, said
+from .events import MissionResolved
 from .hooks import RulePlugin
 from .lady import decided
 from .plot_deck import DRAW, deck_for, find_card
-from .plot_folds import CHOICE, HAND_OUT, WINDOW, card_name, kind_of, own, plot  # noqa: F401  (their names here, as before)
+from .plot_events import (
+    PlotChoiceOpened,
+    PlotChoiceSkipped,
+    PlotDiscarded,
+    PlotDrawn,
+    PlotGiven,
+    PlotPassed,
+    PlotReveal,
+    PlotRound,
+    PlotShuffled,
+    PlotSpotlight,
+    PlotTaken,
+    PlotWindow,
+    PlotWindowClosed,
+    TeamVetoed,
+)
+from .plot_folds import CHOICE, HAND_OUT, WINDOW, Plot, card_name, kind_of, own, plot  # noqa: F401  (their names here, as before)
 from .plot_plays import CardPlays
 from .state import GameState
 
@@ -48,17 +65,17 @@ class PlotCards(CardPlays, RulePlugin):
 
     def _shuffle(self, tx, cards: list[str]) -> None:
         s = tx.state
-        shuffles = s.extra["plot"]["shuffles"] if "plot" in s.extra else 0
+        shuffles = plot(s).shuffles if "plot" in s.extra else 0
         cards = sorted(cards)
         random.Random(f"{s.seed}:plot:{shuffles}").shuffle(cards)
-        tx.emit(ev.PLOT_SHUFFLED, deck=cards)
+        tx.emit(PlotShuffled, deck=cards)
 
     # a round: Strong Leader, the draw, the hand-out, the immediate cards
     def before_round(self, tx, mission, leader) -> bool:
-        tx.emit(ev.PLOT_ROUND, mission=mission, leader=leader)
+        tx.emit(PlotRound, mission=mission, leader=leader)
         holders = self._strong_holders(tx.state, leader)
         if holders and not self._strong_blocked(tx.state):
-            tx.emit(ev.PLOT_WINDOW, window="round_start", holders=holders, card="strong-leader")
+            tx.emit(PlotWindow, window="round_start", holders=holders, card="strong-leader")
         else:
             self._draw(tx)
         return True
@@ -67,29 +84,30 @@ class PlotCards(CardPlays, RulePlugin):
         s = tx.state
         p = own(s)
         n = DRAW[len(s.seats)]
-        if len(p["deck"]) < n:
-            self._shuffle(tx, p["deck"] + p["discard"])
-        leader = p["round"]["leader"]
-        cards = p["deck"][:n]
-        tx.emit(ev.PLOT_DRAWN, cards=cards, leader=leader, mission=p["round"]["mission"])
+        if len(p.deck) < n:
+            self._shuffle(tx, p.deck + p.discard)
+        assert p.round is not None
+        leader = p.round.leader
+        cards = p.deck[:n]
+        tx.emit(PlotDrawn, cards=cards, leader=leader, mission=p.round.mission)
         for card in cards:
             if card == "establish-confidence":  # the leader's own card
-                tx.emit(ev.PLOT_GIVEN, card=card, to=leader, by=leader, own=True)
+                tx.emit(PlotGiven, card=card, to=leader, by=leader, own=True)
         self._after_give(tx)
 
     def _receivers(self, s: GameState) -> list[str]:
         p = plot(s)
-        leader = p["round"]["leader"]
-        return [n for n in s.names if n != leader and n not in p["given_to"] and not s.player(n).disqualified]
+        leader = p.round.leader if p.round else None
+        return [x.id for x in s.seats if x.id != leader and x.id not in p.given_to and not x.disqualified]
 
     def _after_give(self, tx) -> None:
         """Resolve the immediate cards once every drawn card is given; a card no one may
         receive any more (everyone else has one, or is disqualified) is discarded."""
         s = tx.state
-        if own(s)["drawn"] and not self._receivers(s):
-            for card in list(own(s)["drawn"]):
-                tx.emit(ev.PLOT_DISCARDED, card=card, reason="no one is left to receive it")
-        if not own(s)["drawn"]:
+        if own(s).drawn and not self._receivers(s):
+            for card in list(own(s).drawn):
+                tx.emit(PlotDiscarded, card=card, reason="no one is left to receive it")
+        if not own(s).drawn:
             self._next_choice(tx)
 
     def _next_choice(self, tx) -> None:
@@ -97,48 +115,48 @@ class PlotCards(CardPlays, RulePlugin):
 
         s = tx.state
         p = own(s)
-        while p["queue"]:
-            card, holder = p["queue"][0]
-            others_hold = any(h for n, h in p["hands"].items() if n != holder and h)
+        while p.queue:
+            card, holder = p.queue[0]
+            others_hold = any(h for n, h in p.hands.items() if n != holder and h)
             if s.player(holder).disqualified:
-                tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="the holder is disqualified")
+                tx.emit(PlotChoiceSkipped, card=card, holder=holder, reason="the holder is disqualified")
             elif card == "take-responsibility" and not others_hold:
-                tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="no one holds a card to take")
+                tx.emit(PlotChoiceSkipped, card=card, holder=holder, reason="no one holds a card to take")
             else:
-                tx.emit(ev.PLOT_CHOICE_OPENED, card=card, holder=holder,
+                tx.emit(PlotChoiceOpened, card=card, holder=holder,
                         neighbours=self._neighbours(s, holder) if card == "overheard" else [])
                 return
-        open_proposal(tx, p["round"]["mission"], p["round"]["leader"])
+        assert p.round is not None
+        open_proposal(tx, p.round.mission, p.round.leader)
 
     # windows after an approved team, and after the result
     def before_mission_opens(self, tx) -> bool:
         holders = sorted(set(self._holders(tx.state, "no-confidence") + self._holders(tx.state, "spotlight")),
-                         key=tx.state.names.index)
+                         key=tx.state.ids.index)
         if not holders:
             return False
-        tx.emit(ev.PLOT_WINDOW, window="approved", holders=holders, card="no-confidence")
+        tx.emit(PlotWindow, window="approved", holders=holders, card="no-confidence")
         return True
 
-    def after_mission(self, tx, record) -> bool:
+    def after_mission(self, tx, record: MissionResolved) -> bool:
         s = tx.state
-        for target in own(s).get("spotlight", []):
-            tx.emit(ev.PLOT_SPOTLIGHT, target=target, order=record["orders"][target],
-                    mission=record["number"])
+        for target in own(s).spotlight:
+            tx.emit(PlotSpotlight, target=target, order=record.orders[target], mission=record.number)
         holders = self._holders(s, "close-eye")
         if not holders or decided(s):
             return False
-        tx.emit(ev.PLOT_WINDOW, window="after_result", holders=holders, card="close-eye",
-                team=record["team"])
+        tx.emit(PlotWindow, window="after_result", holders=holders, card="close-eye",
+                team=record.team)
         return True
 
     def votes_in_thread(self, state, name) -> bool:
-        return name in plot(state)["opinion"]
+        return name in plot(state).opinion
 
     def before_vote(self, state, cmd):
         if cmd.author in state.proxied:
-            return Refusal(f"Your vote on this team is cast by {state.proxied[cmd.author]} "
+            return Refusal(f"Your vote on this team is cast by {state.shown(state.proxied[cmd.author])} "
                            "(Chicago Proxy).", private=cmd.via == "pm")
-        if cmd.via == "pm" and cmd.author in plot(state)["opinion"]:
+        if cmd.via == "pm" and cmd.author in plot(state).opinion:
             return Refusal("You hold Opinion Maker: your team votes count only as bold comments "
                            "in the thread.", said("APPROVE") + " or " + said("REJECT") + " in the thread",
                            private=True)
@@ -154,7 +172,7 @@ class PlotCards(CardPlays, RulePlugin):
         if isinstance(cmd, TakeCard):
             return self._take(tx, cmd)
         if isinstance(cmd, Choose):
-            if s.phase == WINDOW and own(s)["window"]["kind"] == "after_result":
+            if s.phase == WINDOW and (w := own(s).window) is not None and w.kind == "after_result":
                 return self._close_eye(tx, cmd.author, cmd.target, cmd.via)
             return self._choose(tx, cmd)
         if isinstance(cmd, PlayCard):
@@ -166,24 +184,26 @@ class PlotCards(CardPlays, RulePlugin):
         p = own(s)
         if s.phase != HAND_OUT:
             return Refusal("There are no drawn cards to hand out now.")
-        leader = p["round"]["leader"]
+        assert p.round is not None
+        leader = p.round.leader
         if cmd.author != leader:
-            return Refusal(f"Only the leader, {leader}, hands out this round's cards.")
+            return Refusal(f"Only the leader, {s.shown(leader)}, hands out this round's cards.")
         card = find_card(cmd.card)
-        form = said(f"GIVE: {card_name(p['drawn'][0])} -> name") if p["drawn"] else ""
-        if card is None or card.key not in p["drawn"]:
-            left = ", ".join(card_name(c) for c in p["drawn"])
+        form = said(f"GIVE: {card_name(p.drawn[0])} -> name") if p.drawn else ""
+        if card is None or card.key not in p.drawn:
+            left = ", ".join(card_name(c) for c in p.drawn)
             return Refusal(f"'{cmd.card}' is not one of the cards still to give: {left}.", form)
         target = s.seat(cmd.target)
         if target is None:
             return Refusal(f"{cmd.target} is not a player in this game.", form)
-        if target.name == leader:
+        if target.id == leader:
             return Refusal("The leader gives the cards to other players, not to himself.", form)
-        if target.name in p["given_to"]:
-            return Refusal(f"{target.name} has a card from this round already: each goes to a different player.", form)
+        if target.id in p.given_to:
+            return Refusal(f"{s.shown(target.id)} has a card from this round already: each goes to a "
+                           "different player.", form)
         if target.disqualified:
-            return Refusal(f"{target.name} is disqualified.", form)
-        tx.emit(ev.PLOT_GIVEN, card=card.key, to=target.name, by=leader)
+            return Refusal(f"{s.shown(target.id)} is disqualified.", form)
+        tx.emit(PlotGiven, card=card.key, to=target.id, by=leader)
         self._after_give(tx)
         return None
 
@@ -192,25 +212,27 @@ class PlotCards(CardPlays, RulePlugin):
         p = own(s)
         if s.phase != CHOICE:
             return Refusal("No card is waiting for a choice now.")
-        card, holder = p["current"]
+        assert p.current is not None
+        card, holder = p.current
         if cmd.author != holder:
-            return Refusal(f"{card_name(card)} is {holder}'s to resolve.")
+            return Refusal(f"{card_name(card)} is {s.shown(holder)}'s to resolve.")
         if card == "take-responsibility":
             return Refusal(("Take Responsibility takes a card: " + said("TAKE: card FROM name") + "."))
         target = s.seat(cmd.target)
         form = said("CHOOSE: name")
         if target is None:
             return Refusal(f"{cmd.target} is not a player in this game.", form)
-        if target.name == holder:
+        if target.id == holder:
             return Refusal("Choose another player, not yourself.", form)
-        if card == "overheard" and target.name not in self._neighbours(s, holder):
+        if card == "overheard" and target.id not in self._neighbours(s, holder):
             a, b = self._neighbours(s, holder)
-            return Refusal(f"Overheard Conversation reaches only your neighbours: {a} or {b}.", form)
+            return Refusal(f"Overheard Conversation reaches only your neighbours: {s.shown(a)} or "
+                           f"{s.shown(b)}.", form)
         if card == "overheard":  # the holder learns the target's allegiance
-            viewer, subject = holder, target.name
+            viewer, subject = holder, target.id
         else:  # Open Up and Establish Confidence: the target learns the holder's
-            viewer, subject = target.name, holder
-        tx.emit(ev.PLOT_REVEAL, card=card, holder=holder, target=target.name, viewer=viewer,
+            viewer, subject = target.id, holder
+        tx.emit(PlotReveal, card=card, holder=holder, target=target.id, viewer=viewer,
                 subject=subject, side=s.player(subject).side)
         self._next_choice(tx)
         return None
@@ -219,29 +241,29 @@ class PlotCards(CardPlays, RulePlugin):
         s = tx.state
         p = own(s)
         form = said("TAKE: card FROM name")
-        if self.y2020 and "take-responsibility" in p["hands"].get(cmd.author, []):
+        if self.y2020 and "take-responsibility" in p.hands.get(cmd.author, []):
             card = find_card(cmd.card)
             source = s.seat(cmd.source)
-            if source is None or source.name == cmd.author:
+            if source is None or source.id == cmd.author:
                 return Refusal("Take a card from another player.", form)
-            if card is None or card.key not in p["hands"].get(source.name, []):
-                held = ", ".join(card_name(c) for c in p["hands"].get(source.name, [])) or "nothing"
-                return Refusal(f"{source.name} does not hold that card; they hold: {held}.", form)
-            tx.emit(ev.PLOT_TAKEN, card=card.key, by=cmd.author, source=source.name, from_hand=True)
+            if card is None or card.key not in p.hands.get(source.id, []):
+                held = ", ".join(card_name(c) for c in p.hands.get(source.id, [])) or "nothing"
+                return Refusal(f"{s.shown(source.id)} does not hold that card; they hold: {held}.", form)
+            tx.emit(PlotTaken, card=card.key, by=cmd.author, source=source.id, from_hand=True)
             return None
-        if s.phase != CHOICE or p["current"][0] != "take-responsibility":
+        if s.phase != CHOICE or p.current is None or p.current[0] != "take-responsibility":
             return Refusal("Take Responsibility is not being resolved now.")
-        holder = p["current"][1]
+        holder = p.current[1]
         if cmd.author != holder:
-            return Refusal(f"Take Responsibility is {holder}'s to resolve.")
+            return Refusal(f"Take Responsibility is {s.shown(holder)}'s to resolve.")
         card = find_card(cmd.card)
         source = s.seat(cmd.source)
-        if source is None or source.name == holder:
+        if source is None or source.id == holder:
             return Refusal("Take a card from another player.", form)
-        if card is None or card.key not in p["hands"].get(source.name, []):
-            held = ", ".join(card_name(c) for c in p["hands"].get(source.name, [])) or "nothing"
-            return Refusal(f"{source.name} does not hold that card; they hold: {held}.", form)
-        tx.emit(ev.PLOT_TAKEN, card=card.key, by=holder, source=source.name)
+        if card is None or card.key not in p.hands.get(source.id, []):
+            held = ", ".join(card_name(c) for c in p.hands.get(source.id, [])) or "nothing"
+            return Refusal(f"{s.shown(source.id)} does not hold that card; they hold: {held}.", form)
+        tx.emit(PlotTaken, card=card.key, by=holder, source=source.id)
         self._next_choice(tx)
         return None
 
@@ -249,7 +271,7 @@ class PlotCards(CardPlays, RulePlugin):
         s = tx.state
         if s.phase != WINDOW or cmd.author not in s.actors:
             return Refusal("You have no card waiting for an answer now.")
-        tx.emit(ev.PLOT_PASSED, holder=cmd.author)
+        tx.emit(PlotPassed, holder=cmd.author)
         if not tx.state.actors:
             self._close_window(tx)
         return None
@@ -258,9 +280,10 @@ class PlotCards(CardPlays, RulePlugin):
         from .engine import after_rejection, open_mission, resume_after_mission
 
         s = tx.state
-        window = own(s)["window"]
-        kind, plays = window["kind"], window["plays"]
-        tx.emit(ev.PLOT_WINDOW_CLOSED)
+        window = own(s).window
+        assert window is not None
+        kind, plays = window.kind, window.plays
+        tx.emit(PlotWindowClosed)
         if kind == "round_start":
             self._draw(tx)
         elif kind == "after_veto":
@@ -269,14 +292,14 @@ class PlotCards(CardPlays, RulePlugin):
             resume_after_mission(tx, after=self)
         else:  # approved: plays resolve in seat order from the leader
             order = self._from_leader(s)
-            plays = sorted(plays, key=lambda x: order.index(x[0]))
-            veto = next((x for x in plays if x[1] == "no-confidence"), None)
+            veto = next((x for x in sorted(plays, key=lambda x: order.index(x.holder))
+                         if x.card == "no-confidence"), None)
             if veto is not None:
-                tx.emit(ev.TEAM_VETOED, holder=veto[0], card="no-confidence", mission=s.mission,
+                tx.emit(TeamVetoed, holder=veto.holder, card="no-confidence", mission=s.mission,
                         proposal=s.attempt, rejections=s.rejections + 1)
                 holders = self._strong_holders(s, s.next_leader(s.leader))
                 if self.y2020 and holders and s.rejections < 5:
-                    tx.emit(ev.PLOT_WINDOW, window="after_veto", holders=holders, card="strong-leader")
+                    tx.emit(PlotWindow, window="after_veto", holders=holders, card="strong-leader")
                     return
                 after_rejection(tx)
                 return
@@ -287,12 +310,14 @@ class PlotCards(CardPlays, RulePlugin):
         if s.phase == WINDOW:
             self._close_window(tx)
         elif s.phase == HAND_OUT:
-            for card in list(own(s)["drawn"]):
-                tx.emit(ev.PLOT_DISCARDED, card=card, reason="not given in time")
+            for card in list(own(s).drawn):
+                tx.emit(PlotDiscarded, card=card, reason="not given in time")
             self._next_choice(tx)
         elif s.phase == CHOICE:
-            card, holder = own(s)["current"]
-            tx.emit(ev.PLOT_CHOICE_SKIPPED, card=card, holder=holder, reason="the deadline passed")
+            current = own(s).current
+            assert current is not None
+            card, holder = current
+            tx.emit(PlotChoiceSkipped, card=card, holder=holder, reason="the deadline passed")
             self._next_choice(tx)
         else:
             return False
@@ -300,8 +325,8 @@ class PlotCards(CardPlays, RulePlugin):
 
     # helpers
     def _holders(self, s: GameState, key: str) -> list[str]:
-        hands = plot(s)["hands"]
-        return [n for n in s.names if key in hands.get(n, []) and not s.player(n).disqualified]
+        hands = plot(s).hands
+        return [x.id for x in s.seats if key in hands.get(x.id, []) and not x.disqualified]
 
     def _strong_holders(self, s: GameState, leader: str) -> list[str]:
         """Who is offered a Strong Leader window: its holders but the player who leads
@@ -309,16 +334,17 @@ class PlotCards(CardPlays, RulePlugin):
         return [n for n in self._holders(s, "strong-leader") if n != leader]
 
     def _strong_blocked(self, s: GameState) -> bool:
-        return plot(s)["strong_at"] == len(s.vote_history)
+        return plot(s).strong_at == len(s.vote_history)
 
-    def _neighbours(self, s: GameState, name: str) -> list[str]:
-        names = s.names
-        i = names.index(name)
-        return [names[i - 1], names[(i + 1) % len(names)]]
+    def _neighbours(self, s: GameState, seat: str) -> list[str]:
+        ids = s.ids
+        i = ids.index(seat)
+        return [ids[i - 1], ids[(i + 1) % len(ids)]]
 
     def _from_leader(self, s: GameState) -> list[str]:
-        i = s.names.index(s.leader or "")
-        return s.names[i:] + s.names[:i]
+        ids = s.ids
+        i = ids.index(s.leader or "")
+        return ids[i:] + ids[:i]
 
 
 PLUGIN = PlotCards

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..deadlines import due
 from .assassin import PHASE as ASSASSINATION
+from .assassin import known_to
 from .commands import (
     Assassinate,
     Choose,
@@ -28,9 +29,9 @@ from .commands import (
     TakeCard,
     TeamVote,
 )
+from .lady import held as lady_held
 from .plot_deck import BY_KEY
 from .replace import check
-from .roles import role_set
 from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
 
 
@@ -51,10 +52,10 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     config = s.config
     extra = s.extra
     if "mc" in extra:
-        badges = [n for n, h in extra["mc"]["hands"].items() if "badge" in h and n != s.leader]
+        badges = [n for n, h in extra["mc"].hands.items() if "badge" in h and n != s.leader]
         if badges and s.leader and rng.random() < 0.05:
             return PlayCard(at, rng.choice(badges), "Badge of Merit")
-    hands = extra["plot"]["hands"] if "plot" in extra else _NO_HANDS
+    hands = extra["plot"].hands if "plot" in extra else _NO_HANDS
     if config.preset == "avalon-2020" and rng.random() < 0.03:  # a kept Take Responsibility
         takers = [n for n, h in hands.items() if "take-responsibility" in h]
         options = [(n, c) for n, h in hands.items() for c in h]
@@ -70,7 +71,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         order = "support" if side == RESISTANCE or rng.random() < 0.4 else "sabotage"
         return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
     rules = config.rules
-    active = [x.name for x in s.seats if not x.disqualified]
+    active = [x.id for x in s.seats if not x.disqualified]
     if phase == TEAM_VOTE and rng.random() < 0.2:
         proxies = [n for n, h in hands.items() if "chicago-proxy" in h and n not in s.proxied]
         targets = [n for n in active if n not in s.proxied and n not in s.not_voting] if proxies else ()
@@ -92,7 +93,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         if proxied:
             voters = [n for n in voters if n not in proxied] or active
         voter = rng.choice(voters)
-        opinion = "plot" in extra and voter in extra["plot"]["opinion"]
+        opinion = "plot" in extra and voter in extra["plot"].opinion
         pm_missions = rules.pm_vote_missions
         pm_only = config.team_votes == "pm" or s.mission in pm_missions
         if opinion and s.mission not in pm_missions:
@@ -103,31 +104,31 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         return TeamVote(at, voter, rng.choice(_VOTES), via, critical)
     if s.phase == "assassination":
         assassin = s.actors[0]
-        known = {k.name for k in role_set(s.config).knowledge(s, assassin)}
-        return Assassinate(at, assassin, rng.choice([n for n in s.names if n != assassin and n not in known]))
+        known = known_to(s, assassin)
+        return Assassinate(at, assassin, rng.choice([n for n in s.ids if n != assassin and n not in known]))
     if s.phase == "lady":
         holder = s.actors[0]
-        return LadyTarget(at, holder, rng.choice([n for n in s.names if n not in s.extra["lady_past"]]))
+        return LadyTarget(at, holder, rng.choice([n for n in s.ids if n not in lady_held(s)]))
     if s.phase in ("prep_window", "prep_card"):
         return _mission_card_move(s, rng, at)
     plot: Any = s.extra.get("plot")
     if s.phase == "hand_out":
         leader = s.actors[0]
-        targets = [n for n in active if n != leader and n not in plot["given_to"]]
-        return GiveCard(at, leader, BY_KEY[plot["drawn"][0]].name, rng.choice(targets))
+        targets = [n for n in active if n != leader and n not in plot.given_to]
+        return GiveCard(at, leader, BY_KEY[plot.drawn[0]].name, rng.choice(targets))
     if s.phase == "plot_choice":
-        card, holder = plot["current"]
+        card, holder = plot.current
         if card == "take-responsibility":
-            source, taken = rng.choice([(n, c) for n, h in plot["hands"].items() if n != holder for c in h])
+            source, taken = rng.choice([(n, c) for n, h in plot.hands.items() if n != holder for c in h])
             return TakeCard(at, holder, BY_KEY[taken].name, source)
-        i = s.names.index(holder)
-        pool = ([s.names[i - 1], s.names[(i + 1) % len(s.names)]] if card == "overheard"
-                else [n for n in s.names if n != holder])
+        ids = s.ids
+        i = ids.index(holder)
+        pool = [ids[i - 1], ids[(i + 1) % len(ids)]] if card == "overheard" else [n for n in ids if n != holder]
         return Choose(at, holder, rng.choice(pool))
     if s.phase == "card_window":
         holder = rng.choice(s.actors)
-        kind = plot["window"]["kind"]
-        hand = plot["hands"].get(holder, [])
+        kind = plot.window.kind
+        hand = plot.hands.get(holder, [])
         if rng.random() < 0.5:
             return PassCard(at, holder)
         if kind in ("round_start", "after_veto"):
@@ -136,10 +137,10 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
             return PlayCard(at, holder, "No Confidence")
         if kind == "approved" and "spotlight" in hand:
             return PlayCard(at, holder, "In the Spotlight", rng.choice(s.team))
-        if kind == "after_result" and s.config.preset == "avalon-2020" and holder not in plot.get("declared", []):
+        if kind == "after_result" and s.config.preset == "avalon-2020" and holder not in plot.declared:
             return PlayCard(at, holder, "Keeping a Close Eye on You")
         if kind == "after_result":
-            others = [n for n in s.missions[-1]["team"] if n != holder and n not in plot.get("picked", [])]
+            others = [n for n in s.missions[-1].team if n != holder and n not in plot.picked]
             if others:
                 return Choose(at, holder, rng.choice(others), via="pm")
         return PassCard(at, holder)
@@ -224,11 +225,9 @@ def host_move(state: GameState, at: datetime):
     - every seat is disqualified at a proposal: no one may lead, and the host SKIPs it (the
       table stalls, and the game ends abandoned)."""
     if state.phase == ASSASSINATION and state.actors and state.player(state.actors[0]).disqualified:
-        names = {n.casefold() for n in state.names} | {n.casefold() for n in state.replaced}
         pool = list(state.config.reserves) + [f"standin{k}" for k in range(1, 100)]
-        newcomer = next((n for n in pool if n.casefold() not in names
-                         and check(state, state.actors[0], n) is None), None)
-        if newcomer is None:  # a seat that cannot change hands (its name is a reserved word)
+        newcomer = next((n for n in pool if check(state, state.actors[0], n) is None), None)
+        if newcomer is None:  # (cannot be: a hundred stand-ins)
             return HostAbort(at, state.config.host)
         return HostReplace(at, state.config.host, state.actors[0], newcomer)
     if state.phase == PROPOSAL and state.paused_at is None and all(x.disqualified for x in state.seats):
@@ -242,15 +241,15 @@ def _mission_card_move(s: GameState, rng: random.Random, at: datetime):
     m = s.extra["mc"]
     if s.phase == "prep_window":
         holder = rng.choice(s.actors)
-        hand = m["hands"].get(holder, [])
+        hand = m.hands.get(holder, [])
         if "counterespionage" in hand and rng.random() < 0.5:
-            return PlayCard(at, holder, "Counterespionage", rng.choice([n for n in s.names if n != holder]))
+            return PlayCard(at, holder, "Counterespionage", rng.choice([n for n in s.ids if n != holder]))
         if "prepare" in hand and rng.random() < 0.5:
-            return PlayCard(at, holder, "Prepare for the Future", MC[rng.choice(m["drawn"])].name)
+            return PlayCard(at, holder, "Prepare for the Future", MC[rng.choice(m.drawn)].name)
         return PassCard(at, holder)
-    card = m["drawn"][m["current"]]
+    card = m.drawn[m.current]
     commander = s.actors[0]
-    target = rng.choice([n for n in s.names if n != commander])
+    target = rng.choice([n for n in s.ids if n != commander])
     if MC[card].action == "give":
         return GiveCard(at, commander, MC[card].name, target)
     return Choose(at, commander, target)

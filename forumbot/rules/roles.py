@@ -15,7 +15,8 @@ from .state import RESISTANCE, SPIES, GameState
 
 @dataclass(frozen=True)
 class Knowledge:
-    """One thing a seat learns at the start: a player, and what it is told about them."""
+    """One thing a seat learns at the start: a player (`name`: the seat's id; render shows
+    `state.shown(name)`), and what it is told about them."""
 
     name: str
     label: str  # e.g. "spy"
@@ -36,12 +37,13 @@ class PlainRoles:
     def side(self, config: GameConfig, role: str) -> str:
         return SPIES if role == config.rules.spy_role else RESISTANCE
 
-    def knowledge(self, state: GameState, name: str) -> list[Knowledge]:
-        me = state.player(name)
+    def knowledge(self, state: GameState, seat_id: str) -> list[Knowledge]:
+        """What seat `seat_id` learns at the start (the seats it names by their ids)."""
+        me = state.player(seat_id)
         if me.side != SPIES or not state.config.rules.spies_know_each_other:
             return []
         label = state.config.rules.spy_role
-        return [Knowledge(s.name, label) for s in state.seats if s.side == SPIES and s.name != name]
+        return [Knowledge(s.id, label) for s in state.seats if s.side == SPIES and s.id != seat_id]
 
 
 EVIL = {"minion", "assassin", "morgana", "mordred", "oberon"}
@@ -79,19 +81,20 @@ class AvalonRoles:
     def side(self, config: GameConfig, role: str) -> str:
         return SPIES if role in EVIL else RESISTANCE
 
-    def knowledge(self, state: GameState, name: str) -> list[Knowledge]:
-        me = state.player(name)
-        others = [s for s in state.seats if s.name != name]
+    def knowledge(self, state: GameState, seat_id: str) -> list[Knowledge]:
+        """What seat `seat_id` learns at the start (the seats it names by their ids)."""
+        me = state.player(seat_id)
+        others = [s for s in state.seats if s.id != seat_id]
         if me.role in EVIL and me.role != "oberon":
             with_roles = state.config.rules.spies_know_roles
-            return [Knowledge(s.name, s.role if with_roles else "minion")
+            return [Knowledge(s.id, s.role if with_roles else "minion")
                     for s in others if s.role in EVIL and s.role != "oberon"]
         if me.role == "merlin":
-            return [Knowledge(s.name, "minion") for s in others if s.role in EVIL and s.role != "mordred"]
+            return [Knowledge(s.id, "minion") for s in others if s.role in EVIL and s.role != "mordred"]
         if me.role == "percival":
             seen = [s for s in others if s.role in ("merlin", "morgana")]
             label = MERLIN_OR_MORGANA if len(seen) > 1 else "merlin"
-            return [Knowledge(s.name, label) for s in seen]
+            return [Knowledge(s.id, label) for s in seen]
         return []
 
 

@@ -40,11 +40,20 @@ def phase_words(phase: str) -> str:
 
 @dataclass
 class Seat:
-    name: str
+    """A place at the table. `id` is the seat's identity: the name it was dealt under, which
+    never changes; the rules, the state and the events name a seat by it. `name` is the
+    forum username of whoever plays it now (REPLACE changes it, and only it); render shows it."""
+
+    id: str
     role: str
     side: str  # resistance | spies
     disqualified: bool = False
     missed: int = 0  # missed votes in a row
+    name: str = ""  # the username shown ("": the id)
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            self.name = self.id
 
 
 @dataclass
@@ -67,20 +76,20 @@ class GameState:
     votes: dict[str, str] = field(default_factory=dict)
     vote_via: dict[str, str] = field(default_factory=dict)
     orders: dict[str, str] = field(default_factory=dict)
-    missions: list[dict] = field(default_factory=list)
-    vote_history: list[dict] = field(default_factory=list)
+    missions: list[ev.MissionResolved] = field(default_factory=list)
+    vote_history: list[ev.VoteClosed] = field(default_factory=list)
     winner: str | None = None
     win_reason: str | None = None
     last_event_at: datetime | None = None
     extra: dict = field(default_factory=dict)  # what plug-ins keep (the Lady's holder, ...)
     actors: list[str] = field(default_factory=list)  # who must act in a plug-in's phase
     seed: int = 0
-    extension: int = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
+    extension: float = 0  # seconds added to the open phase's deadline (EXTEND, PAUSE)
     paused_at: datetime | None = None
     paused_until: datetime | None = None  # PAUSE ... UNTIL
     reminded: int = -1  # the phase id whose reminders went out
     last_vote_at: datetime | None = None  # the latest team vote cast in the open vote
-    replaced: dict[str, str] = field(default_factory=dict)  # old name -> who plays that seat now
+    replaced: dict[str, str] = field(default_factory=dict)  # a replaced player's username -> their seat
     missed_proposals: int = 0  # proposal deadlines missed in a row (any proposal resets it)
     stall_warned_at: int = 0  # missed_proposals when the host was told the table stalls (0: not yet)
 
@@ -157,28 +166,50 @@ class GameState:
             self._owned.add((key,))
 
     # --- questions about the state -------------------------------------------------
-    def seat(self, name: str) -> Seat | None:
+    def seat(self, seat_id: str) -> Seat | None:
+        """The seat `seat_id` (a seat's id, as the rules and events name it), if there is one."""
         for s in self.seats:
-            if s.name == name:
+            if s.id == seat_id:
                 return s
         return None
 
-    def player(self, name: str) -> Seat:
-        """The seat of `name`, a player of this game (`seat` when it may be no one's)."""
+    def player(self, seat_id: str) -> Seat:
+        """The seat `seat_id`, a seat of this game (`seat` when it may be no one's)."""
         for s in self.seats:
-            if s.name == name:
+            if s.id == seat_id:
                 return s
-        raise ValueError(f"{name!r} is not a player in this game")
+        raise ValueError(f"{seat_id!r} is not a player in this game")
+
+    def seat_of(self, username: str) -> Seat | None:
+        """The seat the forum user `username` plays now (case-insensitive), if any."""
+        folded = username.casefold()
+        for s in self.seats:
+            if s.name.casefold() == folded:
+                return s
+        return None
+
+    def shown(self, seat_id: str) -> str:
+        """The username on seat `seat_id` now (what players read); anything else as it is."""
+        for s in self.seats:
+            if s.id == seat_id:
+                return s.name
+        return seat_id
 
     def aliases(self) -> dict[str, str]:
-        """Extra names the bot accepts for a seat: the host's aliases, and replaced players'
-        names for whoever took their seat."""
-        out = {a: self.replaced.get(t, t) for a, t in self.config.aliases.items()}
+        """Extra names the bot accepts for a seat (name -> the seat's id): the host's
+        aliases, and replaced players' usernames for the seat they left."""
+        out = dict(self.config.aliases)
         out.update(self.replaced)
         return out
 
     @property
+    def ids(self) -> list[str]:
+        """The seats' ids, in leader order."""
+        return [s.id for s in self.seats]
+
+    @property
     def names(self) -> list[str]:
+        """The usernames on the seats now, in leader order (`ids` for the seats themselves)."""
         return [s.name for s in self.seats]
 
     @property
@@ -189,7 +220,7 @@ class GameState:
         return [s for s in self.seats if not s.disqualified]
 
     def spies(self) -> list[str]:
-        return [s.name for s in self.seats if s.side == SPIES]
+        return [s.id for s in self.seats if s.side == SPIES]
 
     def team_size(self) -> int:
         return team_size(len(self.seats), self.mission)
@@ -202,15 +233,15 @@ class GameState:
         seats = self.seats
         n = len(seats)
         for i in range(n):
-            if seats[i].name == after:
+            if seats[i].id == after:
                 break
         else:
             raise ValueError(f"{after!r} is not in list")  # (as names.index(after))
         for step in range(1, n + 1):
             s = seats[(i + step) % n]
             if not s.disqualified:
-                return s.name
-        return seats[(i + 1) % n].name
+                return s.id
+        return seats[(i + 1) % n].id
 
     def leader_rotation(self) -> int:
         """How many seats lead in one full turn of the leadership: the seats that are not
@@ -219,10 +250,10 @@ class GameState:
         return len(self.active()) or len(self.seats)
 
     def successes(self) -> int:
-        return [m["result"] for m in self.missions].count("success")
+        return [m.result for m in self.missions].count("success")
 
     def failures(self) -> int:
-        return [m["result"] for m in self.missions].count("fail")
+        return [m.result for m in self.missions].count("fail")
 
     def waiting_for(self) -> list[str]:
         """Who still has to act in the open phase (names; a mission's list is secret)."""
@@ -230,8 +261,8 @@ class GameState:
             return [self.leader] if self.leader else []
         if self.phase == TEAM_VOTE:
             votes, barred = self.votes, self.not_voting
-            return [s.name for s in self.seats if not s.disqualified and s.name not in votes
-                    and s.name not in barred]
+            return [s.id for s in self.seats if not s.disqualified and s.id not in votes
+                    and s.id not in barred]
         if self.phase == MISSION:
             return [n for n in self.team if n not in self.orders and not self.player(n).disqualified]
         if self.running:
@@ -276,7 +307,10 @@ EXTRA_FOLDS: dict = {}
 _FOLDS: dict = {}  # every event type's fold: the core's below, then the plug-ins'
 
 
-def register_fold(event_type: str):
+def register_fold(event_type: str | type[ev.Event]):
+    """A plug-in's fold of an event type (its class, or its name)."""
+    event_type = event_type if isinstance(event_type, str) else event_type.type
+
     def deco(fn):
         EXTRA_FOLDS[event_type] = fn
         _FOLDS[event_type] = fn
@@ -293,7 +327,9 @@ def fold(state: GameState, event: ev.Event) -> GameState:
     return state
 
 
-def _core(event_type: str):
+def _core(event_type: str | type[ev.Event]):
+    event_type = event_type if isinstance(event_type, str) else event_type.type
+
     def deco(fn):
         if event_type not in EXTRA_FOLDS:  # a plug-in's fold of a core event comes first
             _FOLDS[event_type] = fn

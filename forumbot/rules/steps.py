@@ -29,7 +29,7 @@ def _disqualify_missing(tx: Tx, missed: list[str]) -> None:
     for name in missed:
         seat = s.player(name)
         if not seat.disqualified and seat.missed >= limit:
-            tx.emit(ev.PLAYER_DISQUALIFIED, player=name, missed=seat.missed,
+            tx.emit(ev.PlayerDisqualified, player=name, missed=seat.missed,
                     reason=f"missed {seat.missed} votes in a row")
 
 
@@ -39,7 +39,7 @@ def resume_after_mission(tx: Tx, after=None) -> None:
     """Run the after-mission plug-ins in order, from the one after `after`. One that opens a
     phase of its own (the Lady, a card window) returns True, and calls this again with
     itself as `after` when its phase is over. Then the game goes on."""
-    record = tx.state.missions[-1]
+    record: ev.MissionResolved = tx.state.missions[-1]
     plugins = for_hook(tx.plugins, "after_mission")
     start = plugins.index(after) + 1 if after is not None else 0
     for p in plugins[start:]:
@@ -78,7 +78,7 @@ def _open_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> No
         for p in tx.plugins:
             if p.before_round(tx, mission, leader):
                 return
-    tx.emit(ev.PROPOSAL_OPENED, mission=mission, leader=leader,
+    tx.emit(ev.ProposalOpened, mission=mission, leader=leader,
             attempt=s.attempt + 1 if same else 1, rejections=s.rejections if same else 0,
             team_size=_size(s, mission), fails_needed=_fails(s, mission))
 
@@ -105,20 +105,19 @@ def _end(tx: Tx, winner: str, reason: str) -> None:
         if not p.before_game_end(tx, winner, reason):
             return
     s = tx.state
-    end = tx.emit(ev.GAME_ENDED, winner=winner, reason=reason,
-                  roles={x.name: x.role for x in s.seats})
+    end = tx.emit(ev.GameEnded, winner=winner, reason=reason, roles={x.id: x.role for x in s.seats})
     for p in tx.plugins:
-        p.after_game_end(tx, end.data)
+        p.after_game_end(tx, end)
 
 
 def _phase_words(s: GameState) -> str:
     if s.phase == PROPOSAL:
-        return f"the leader, {s.leader}, is choosing a team for mission {s.mission}"
+        return f"the leader, {s.shown(s.leader or '')}, is choosing a team for mission {s.mission}"
     if s.phase == TEAM_VOTE:
         return f"the team for mission {s.mission} is being voted on"
     if s.phase == MISSION:
         return f"mission {s.mission} is under way"
     if s.running:
-        who = f" ({', '.join(s.actors)} to act)" if s.actors else ""
+        who = f" ({', '.join(map(s.shown, s.actors))} to act)" if s.actors else ""
         return f"the game is at {phase_words(s.phase)}{who}"
     return "the game is not running"

@@ -2,7 +2,7 @@
 next proposal."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import events as ev
 from .commands import (
@@ -37,11 +37,11 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
     if s.phase != PROPOSAL and not revising:
         return Refusal(f"There is no team to propose now: {_phase_words(s)}.")
     if cmd.author != s.leader:
-        return Refusal(f"Only the leader, {s.leader}, may propose a team now.")
+        return Refusal(f"Only the leader, {s.shown(s.leader or '')}, may propose a team now.")
     size = s.team_size()
 
     def example() -> str:
-        return said("PROPOSE: " + ", ".join(_example_team(s, size)))
+        return said("PROPOSE: " + ", ".join(map(s.shown, _example_team(s, size))))
 
     if len(set(cmd.team)) != len(cmd.team):
         return Refusal("A player can be on the team only once.", example())
@@ -54,36 +54,34 @@ def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
         if seat is None:
             return Refusal(f"{name} is not a player in this game.", example())
         if seat.disqualified:
-            return Refusal(f"{name} is disqualified and cannot go on a mission.", example())
+            return Refusal(f"{s.shown(name)} is disqualified and cannot go on a mission.", example())
     if s.mission in s.config.rules.public_order_missions:
         if cmd.public is None or cmd.public not in cmd.team:
-            public = said("PROPOSE: " + ", ".join(_example_team(s, size)) + "; PUBLIC: "
-                          + _example_team(s, size)[0])
+            team = [s.shown(n) for n in _example_team(s, size)]
+            public = said("PROPOSE: " + ", ".join(team) + "; PUBLIC: " + team[0])
             if cmd.public is None:
                 return Refusal(f"On mission {s.mission} the leader names one team member who plays "
                                "their order in the thread.", public)
-            return Refusal(f"{cmd.public} is not on the team you proposed.", public)
+            return Refusal(f"{s.shown(cmd.public)} is not on the team you proposed.", public)
     elif cmd.public is not None:
         return Refusal(f"PUBLIC: is not part of mission {s.mission} in this game.", example())
     for p in tx.plugins:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
-    extra: dict[str, Any] = {"public": cmd.public} if cmd.public else {}
-    if revising:
-        extra["revised"] = True
-    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.names.index) if tx.plugins else ()
-    if barred:
-        extra["not_voting"] = barred
-    proposal = tx.emit(ev.TEAM_PROPOSED, mission=s.mission, proposal=s.attempt, leader=s.leader,
-                       team=list(cmd.team), **extra)
+    barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.ids.index) if tx.plugins else ()
+    proposal = tx.emit(
+        ev.TeamProposed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(cmd.team),
+        public=cmd.public or None, revised=revising, not_voting=barred or None)
     for p in tx.plugins:
-        p.after_proposal(tx, proposal.data, cmd)
+        p.after_proposal(tx, proposal, cmd)
     return None
 
 
 def _example_team(s: GameState, size: int) -> list[str]:
-    names = [x.name for x in s.active()]
-    return (names * 2)[:size]
+    """A team of `size` for a refusal's hint: the first active seats (ids; the hint shows
+    `s.shown` of each)."""
+    ids = [x.id for x in s.active()]
+    return (ids * 2)[:size]
 
 
 # --- team votes ---------------------------------------------------------------------
@@ -129,9 +127,9 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         if (r := p.before_vote(s, cmd)) is not None:
             return r
     if cmd.critical:
-        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
     else:
-        tx.emit(ev.VOTE_CAST, player=cmd.author, vote=cmd.choice, via=cmd.via)
+        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
     deadlines = s.config.deadlines
     if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
         _close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
@@ -142,7 +140,7 @@ def _all_voted(s: GameState) -> bool:
     """No one is left to vote (`not s.waiting_for()` in a team vote)."""
     votes, barred = s.votes, s.not_voting
     for seat in s.seats:
-        if not seat.disqualified and seat.name not in votes and seat.name not in barred:
+        if not seat.disqualified and seat.id not in votes and seat.id not in barred:
             return False
     return True
 
@@ -151,38 +149,38 @@ def _close_vote(tx: Tx) -> None:
     s = tx.state
     default = s.config.missed.team_vote
     abstain_as = s.config.rules.abstain_counts_as
-    cast, barred = s.votes, s.not_voting
+    given, barred = s.votes, s.not_voting
     votes: dict[str, str] = {}
     defaulted: list[str] = []
     for seat in s.seats:
-        name = seat.name
+        name = seat.id
         if name in barred:
             votes[name] = "abstain"  # barred by a card: not counted, not a miss
-        elif name in cast and not seat.disqualified:
-            vote = cast[name]
+        elif name in given and not seat.disqualified:
+            vote = given[name]
             votes[name] = abstain_as if vote == "abstain" and abstain_as else vote
         else:
             votes[name] = default
             defaulted.append(name)
-    critical = [n for n in s.names if n in s.critical and n not in defaulted] if s.critical else []
+    critical = [n for n in s.ids if n in s.critical and n not in defaulted] if s.critical else []
     approve = reject = 0
     for n, v in votes.items():
         if v == "approve":
             approve += 2 if n in critical else 1
         elif v == "reject":
             reject += 2 if n in critical else 1
-    record = {
-        "mission": s.mission, "proposal": s.attempt, "leader": s.leader, "team": list(s.team), "votes": votes,
-        "defaulted": defaulted, "critical": critical, "proxied": dict(s.proxied), "not_voting": list(barred),
-        "approve": approve, "reject": reject, "approved": approve > reject,
-        "rejections": s.rejections + (0 if approve > reject else 1),
-    }
-    tx.emit(ev.VOTE_CLOSED, **record)
+    approved = approve > reject
+    record = tx.emit(
+        ev.VoteClosed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team),
+        votes=votes, defaulted=defaulted, critical=critical, proxied=dict(s.proxied),
+        not_voting=list(barred), approve=approve, reject=reject, approved=approved,
+        rejections=s.rejections + (0 if approved else 1),
+    )
     if defaulted:
         _disqualify_missing(tx, defaulted)
     for p in tx.plugins:
         p.after_vote(tx, record)
-    if not record["approved"]:
+    if not approved:
         after_rejection(tx)
     elif not (tx.plugins and any(p.before_mission_opens(tx) for p in tx.plugins)):
         open_mission(tx)
@@ -191,7 +189,7 @@ def _close_vote(tx: Tx) -> None:
 def open_mission(tx: Tx) -> None:
     """The approved team goes on its mission (after any window a plug-in held open)."""
     s = tx.state
-    tx.emit(ev.MISSION_OPENED, mission=s.mission, leader=s.leader, team=list(s.team),
+    tx.emit(ev.MissionOpened, mission=s.mission, leader=s.leader, team=list(s.team),
             fails_needed=s.fails_needed(), public=s.public)
     for p in tx.plugins:
         p.after_mission_opened(tx)
