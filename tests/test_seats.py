@@ -42,8 +42,8 @@ def said_after(t, user, since):
 def test_any_username_may_take_a_seat_and_the_game_plays_on(local_game, newcomer):
     t = local_game()
     tag = t.game.tag
-    old = t.state.shown(t.state.leader)
-    seat = t.state.leader
+    seat = t.state.next_leader(t.state.leader)  # the seat that leads mission 2
+    old = t.state.shown(seat)
     before_pms = len(t.people.pms_to(old))
     before_posts = len(t.people.thread(t.game.thread))
     assert "REPLACE done" in host(t, f"REPLACE {tag} {old} WITH {newcomer}")
