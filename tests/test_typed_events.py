@@ -85,3 +85,28 @@ def test_the_bot_reads_events_by_their_fields_not_by_their_json():
     finally:
         ev.Event.data = original
     assert not {c for c in callers if c.startswith(("forumbot", "adapters"))}, callers
+
+
+def test_logs_written_by_earlier_bots_read_back_typed():
+    """A restored database holds logs an earlier bot wrote (the identity fixtures' full logs
+    were written by the engine before the events were typed): each event comes back as
+    its class and writes the same JSON again; and the fields older logs lacked default."""
+    from pathlib import Path
+
+    plugin_classes()
+    with open(Path(__file__).parent / "fixtures" / "engine_logs" / "full_logs.json") as f:
+        logs = json.load(f)
+    assert len(logs) >= 20
+    for key, log in logs.items():
+        for row in log:
+            at = datetime.fromisoformat(row["at"].replace("Z", "+00:00"))
+            e = ev.from_json(row["type"], at, row["data"])
+            assert not isinstance(e, ev.RawEvent), (key, row)
+            assert e.to_json() == row, (key, row)
+    old = ev.from_json(ev.VOTE_CLOSED, T0, {
+        "mission": 1, "proposal": 1, "leader": "alice", "team": ["alice", "bob"],
+        "votes": {"alice": "approve", "bob": "reject"}, "defaulted": [], "approve": 1, "reject": 1,
+        "approved": False, "rejections": 1})  # (before Critical Votes and the proxy cards)
+    assert isinstance(old, ev.VoteClosed) and old.not_voting == [] and old.proxied == {}
+    start = ev.from_json(ev.GAME_STARTED, T0, {"order": ["a"], "roles": {"a": "spy"}, "sides": {"a": "spies"}})
+    assert isinstance(start, ev.GameStarted) and start.seed == 0
