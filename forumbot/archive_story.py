@@ -3,13 +3,14 @@ each mission with its public moments, the reveal at the end, and the timeline of
 and the bot's interruptions. With the names and moments both parts share.
 
 As in archive.py, a running game's account holds only what the thread has shown. The events
-name seats by their ids; the page names them by the usernames on them (`_Seats`: those on
-them at the time of each event, as the thread named them then)."""
+name seats by their ids; the page names them by the usernames on them (archive_seats.py: those
+on them at the time of each event, as the thread named them then)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from .archive_seats import mission_of, replacements, Seats, Then
 from .deadlines import format_duration
 from .rules import events as ev
 from .rules.assassin import Assassinated, AssassinationOverdue
@@ -69,110 +70,11 @@ def _side_name(state: GameState, side: str) -> str:
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
-def _replacements(events) -> dict[str, list[dict]]:
-    """Who took over which seat, by the seat's id at the end of the log (`Seat.id`):
-    [{"from": the username that left it, "mission": m}]."""
-    out: dict[str, list[dict]] = {}
-    mission = 0
-    for e, then in _Seats(events).replay(events):
-        mission = _mission_of(e, mission)
-        if isinstance(e, ev.PlayerReplaced):
-            out.setdefault(then.final(e.player), []).append(
-                {"from": then.name(e.player), "mission": mission or 1})
-    return out
-
-def _mission_of(e, current: int) -> int:
-    """The mission an event belongs to: the last one named (a Lady after mission 2: 2)."""
-    if isinstance(e, ev.MissionResolved):
-        return e.number
-    # (any event with a mission of its own; one of a type no module registers keeps its data)
-    mission = e.get("mission") if isinstance(e, ev.RawEvent) else getattr(e, "mission", None)
-    if isinstance(mission, int):
-        return mission
-    return current
-
-
-class _Then:
-    """The seats as an event found them: the id it names each seat by, and the username on
-    each seat then."""
-
-    __slots__ = ("ids", "names", "firsts", "finals", "by_final")
-
-    def __init__(self, ids: dict[str, str], names: dict[str, str], finals: dict[str, str]):
-        self.ids = ids  # the seat's first id -> the id the events name it by then
-        self.names = names  # that id -> the username on the seat then
-        self.firsts = {now: first for first, now in ids.items()}
-        self.finals = finals  # the seat's first id -> its id at the end of the log
-        self.by_final = {final: first for first, final in finals.items()}
-
-    def seat(self, final: str) -> str:
-        """The id the events named seat `final` (its id at the end of the log) by then."""
-        return self.ids.get(self.by_final.get(final, final), final)
-
-    def name(self, seat: str) -> str:
-        """The username on seat `seat` (as the events named it then) then."""
-        return self.names.get(seat, seat)
-
-    def final(self, seat: str) -> str:
-        """The id at the end of the log of seat `seat` (as the events named it then)."""
-        return self.finals.get(self.firsts.get(seat, seat), seat)
-
-
-class _Seats:
-    """Who sat in each seat when. The events name a seat by its id; a REPLACE hands the seat
-    and its history to a newcomer. In a log with seat ids (`keeps_id`) the seat keeps its
-    id and only the username on it changes; in a log from before them, the seat was renamed
-    by value, and the events after it name the seat by the newcomer. Either way the page
-    shows each vote and order under the name of whoever cast it, in the row of the seat."""
-
-    def __init__(self, events: list) -> None:
-        self.ids: dict[str, str] = {}  # the seat's first id -> the id the events name it by now
-        self.names: dict[str, str] = {}  # that id -> the username on the seat now
-        for e in events:
-            self._step(e)
-        self.finals = dict(self.ids)
-        self.ids, self.names = {}, {}
-
-    def _step(self, e) -> bool:
-        """Follow event `e` (into new dicts: what an earlier event saw stays); True if the
-        seats changed."""
-        if isinstance(e, ev.GameStarted):
-            self.ids = {n: n for n in e.order}
-            self.names = {n: n for n in e.order}
-            return True
-        if isinstance(e, ev.PlayerReplaced):
-            names = dict(self.names)
-            if e.keeps_id:
-                names[e.player] = e.by
-            else:  # renamed by value: from now on the events name the seat by the newcomer
-                names.pop(e.player, None)
-                names[e.by] = e.by
-                self.ids = {first: (e.by if now == e.player else now) for first, now in self.ids.items()}
-            self.names = names
-            return True
-        return False
-
-    def replay(self, events):
-        """(event, _Then: the seats as the event found them) for each event, in order (the
-        start: as it deals them)."""
-        then = _Then(self.ids, self.names, self.finals)
-        for e in events:
-            if isinstance(e, ev.GameStarted):
-                self._step(e)
-                then = _Then(self.ids, self.names, self.finals)
-                yield e, then
-            elif self._step(e):
-                yield e, then
-                then = _Then(self.ids, self.names, self.finals)
-            else:
-                yield e, then
-
-
 def _grid(state: GameState, players: list[dict], events) -> dict:
     """The vote grid: one row per seat (`players`' "seat": its id), one column per closed vote."""
     vetoed = {(e.mission, e.proposal) for e in events if isinstance(e, TeamVetoed)}
     columns = []
-    for v, then in _Seats(events).replay(events):
+    for v, then in Seats(events).replay(events):
         if not isinstance(v, ev.VoteClosed):
             continue
         name = then.name
@@ -229,10 +131,10 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
     """Each resolved mission (and the one under way), with its public moments. Names are
     those of the players who were on the team then."""
     moments: dict[int, list[dict]] = {}
-    resolved: list[tuple[ev.MissionResolved, _Then]] = []
+    resolved: list[tuple[ev.MissionResolved, Then]] = []
     mission = 0
-    for e, then in _Seats(events).replay(events):
-        mission = _mission_of(e, mission)
+    for e, then in Seats(events).replay(events):
+        mission = mission_of(e, mission)
         moment = _moment(state, e, reveal, then)
         if moment is not None:
             moments.setdefault(mission, []).append(moment)
@@ -272,7 +174,7 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
     return out
 
 
-def _moment(state: GameState, e, reveal: bool, then: _Then | None = None) -> dict | None:
+def _moment(state: GameState, e, reveal: bool, then: Then | None = None) -> dict | None:
     """A public moment of a mission (cards, the Lady), as the thread told it, with the
     usernames on the seats then (`then`; without it, those on the seats now)."""
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
@@ -322,7 +224,7 @@ def _moment(state: GameState, e, reveal: bool, then: _Then | None = None) -> dic
 def _reveal(state: GameState, events) -> list[dict]:
     """The end: each side with its players and roles, and the assassination."""
     shot = next((e for e in events if isinstance(e, Assassinated)), None)
-    replacements = _replacements(events)
+    replacements = replacements(events)
     sides = []
     for side in ("resistance", "spies"):
         key = SPIES if side == "spies" else "resistance"
@@ -343,8 +245,8 @@ def _timeline(state: GameState, events, clock: _Clock) -> list[dict]:
     """The host's actions, the seats that changed hands, and the bot's own interruptions."""
     out = []
     mission = 0
-    for e, then in _Seats(events).replay(events):
-        mission = _mission_of(e, mission)
+    for e, then in Seats(events).replay(events):
+        mission = mission_of(e, mission)
         item = _timeline_item(state, e, clock, then)
         if item is not None:
             item.update(at=clock.moment(e.at), mission=mission or None)
@@ -352,7 +254,7 @@ def _timeline(state: GameState, events, clock: _Clock) -> list[dict]:
     return out
 
 
-def _timeline_item(state: GameState, e, clock: _Clock, then: _Then | None = None) -> dict | None:
+def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None) -> dict | None:
     """An event of the timeline, in the words of the thread's post about it, with the
     usernames on the seats then (`then`, as the event found them; without it, those now)."""
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
