@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from . import store
+from .archive_seats import seat_changes
 from .archive_story import (
     PLAIN_ROLES,
     ROLE_NAMES,
@@ -29,13 +30,10 @@ from .archive_story import (
     _card_name,
     _Clock,
     _grid,
-    _mission_of,
     _missions,
     _moment,
-    _replacements,
     _reveal,
     _role_name,
-    _Seats,
     _side_name,
     _span,
     _timeline,
@@ -52,8 +50,8 @@ __all__ = [
     "render_html", "write_html", "export_html_command", "archive_view",
     # (the account of the events moved to archive_story.py; importable from here as before)
     "PLAIN_ROLES", "ROLE_NAMES", "SHORT_ROLES", "VOTE_SYMBOLS", "VOTE_WORDS", "_capital", "_card_name",
-    "_Clock", "_grid", "_mission_of", "_missions", "_moment", "_replacements", "_reveal", "_role_name",
-    "_Seats", "_side_name", "_span", "_timeline", "_timeline_item",
+    "_Clock", "_grid", "_missions", "_moment", "_reveal", "_role_name",
+    "_side_name", "_span", "_timeline", "_timeline_item",
 ]
 
 _ENV: Environment | None = None
@@ -141,7 +139,7 @@ def archive_view(game: store.Game) -> dict:
     }
     view["outcome"] = _outcome(state) if state.phase == FINISHED else None
     view["now"] = _now(state) if state.running else None
-    replacements = _replacements(events)
+    replacements = seat_changes(events)
     view["players"] = [_player(state, s, reveal, replacements) for s in state.seats]
     view["track"] = _track(state) if n in TEAM_SIZES else []
     view["score"] = {"success": state.successes(), "fail": state.failures()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .rules import events as ev
 
 
-def replacements(events) -> dict[str, list[dict]]:
+def seat_changes(events) -> dict[str, list[dict]]:
     """Who took over which seat, by the seat's id at the end of the log (`Seat.id`):
     [{"from": the username that left it, "mission": m}]."""
     out: dict[str, list[dict]] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from .archive_seats import mission_of, replacements, Seats, Then
+from .archive_seats import Seats, Then, mission_of, seat_changes
 from .deadlines import format_duration
 from .rules import events as ev
 from .rules.assassin import Assassinated, AssassinationOverdue
@@ -224,7 +224,7 @@ def _moment(state: GameState, e, reveal: bool, then: Then | None = None) -> dict
 def _reveal(state: GameState, events) -> list[dict]:
     """The end: each side with its players and roles, and the assassination."""
     shot = next((e for e in events if isinstance(e, Assassinated)), None)
-    replacements = replacements(events)
+    replacements = seat_changes(events)
     sides = []
     for side in ("resistance", "spies"):
         key = SPIES if side == "spies" else "resistance"
