@@ -14,7 +14,6 @@ from adapters.local import LocalForum
 from . import store
 from .moderator import Moderator
 from .rules.commands import Propose
-from .rules.lady import held as lady_held
 from .rules.presets import spy_count
 from .rules.random_play import _module_moves
 from .rules.state import MISSION, PROPOSAL, TEAM_VOTE
@@ -295,11 +294,6 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
         targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]
         forum.comment(shooter.name, game.thread,
                       f"I think I know who you are.\n\n**ASSASSINATE: {rng.choice(targets)}**")
-        acted = True
-    elif state.phase == "lady":
-        holder = sims[state.waiting_for()[0]]
-        targets = [state.shown(n) for n in state.ids if n not in lady_held(state)]
-        forum.comment(holder.name, game.thread, f"**LADY: {rng.choice(targets)}**")
         acted = True
     return acted
 

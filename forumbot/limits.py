@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .rules.assassin import Assassinate
 from .rules.commands import (
-                             Assassinate,
                              Command,
                              HostAbort,
                              HostClose,
@@ -15,8 +15,8 @@ from .rules.commands import (
                              HostReplace,
                              HostResume,
                              HostSkip,
-                             LadyTarget,
 )
+from .rules.lady import LadyTarget
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 SIDED = {"order", "assassinate"}  # whether these are taken depends on a hidden side or role

@@ -97,8 +97,9 @@ _PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>.+?)(?:\s+(?
 _TAKE = re.compile(r"^TAKE\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
 _PROXY = re.compile(r"^PROXY\s*:?\s*(?P<name>\S+)\s+(?P<vote>APPROVE|REJECT)\s*$", re.I)
 _CHOOSE = re.compile(r"^CHOOSE\s*:?\s*(?P<name>\S+)\s*$", re.I)
-_TARGET = re.compile(r"^(?P<verb>ASSASSINATE|SHOOT|LADY)\s*:?\s*(?P<name>\S+)\s*$", re.I)
-_TARGET_VERBS = {"assassinate": "assassinate", "shoot": "assassinate", "lady": "lady"}
+# The Assassin's one-name shot is read here, after the modules' words: the lovers' two-name
+# shot (rules/lovers.py) must be tried first, and the table tries the Assassin's module first.
+_TARGET = re.compile(r"^(?:ASSASSINATE|SHOOT)\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _WORD = re.compile(r"^(?P<w>STATUS|HELP|JOIN|LEAVE|PASS)[.!?]*$", re.I)
 _HOST = re.compile(
     r"^(?P<verb>EXTEND|CLOSE|PAUSE|RESUME|REPLACE|DISQUALIFY|ABORT|STATUS|SKIP|RECORD|SIGNUPS)"
@@ -149,7 +150,7 @@ def parse_command(span: str) -> Parsed | None:
     if m := _CHOOSE.match(s):
         return Parsed("choose", names=(m.group("name"),), text=s)
     if m := _TARGET.match(s):
-        return Parsed(_TARGET_VERBS[m.group("verb").lower()], names=(m.group("name"),), text=s)
+        return Parsed("assassinate", names=(m.group("name"),), text=s)
     if m := _WORD.match(s):
         word = m.group("w").lower()
         if word == "pass":  # with no card window open, PASS is an abstention

@@ -1,10 +1,11 @@
-"""The assassination: the Assassin's shot at Merlin, and the host's word when it is late."""
+"""The assassination: the Assassin's shot at Merlin, and the host's word when it is late;
+the Assassin's line in its role PM, and its step in HELP."""
 from __future__ import annotations
 
-from ..rules.assassin import Assassinated, AssassinationOpened, AssassinationOverdue
+from ..rules.assassin import PHASE, Assassinated, AssassinationOpened, AssassinationOverdue
 from ..rules.state import GameState
 from .markup import Markup
-from .registry import private, public
+from .registry import help_step, private, public, role_end_note
 from .words import Message, host_plays, limits, when
 
 
@@ -40,3 +41,17 @@ def _host_overdue(state: GameState, e: AssassinationOverdue, tag: str, m: Markup
                     f"the Assassin{who} has not shot. The game waits; "
                     "there is no default for the shot.",
                     to=state.config.host, subject=f"{tag}: the assassination waits")]
+
+
+@role_end_note
+def _assassin_role(state: GameState, seat: str, m: Markup) -> str | None:
+    mine = state.seat(seat)
+    if mine is None or mine.role != "assassin":
+        return None
+    return ("If three missions succeed, you name Merlin in the thread: "
+            + m.bold("ASSASSINATE: name") + ". If you are right, your side wins.")
+
+
+@help_step(PHASE)
+def _help_assassin(state: GameState, seat: str, m: Markup) -> str:
+    return f"you are the Assassin: name Merlin in the thread with {m.bold('ASSASSINATE: name')}."

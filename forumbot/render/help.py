@@ -86,10 +86,6 @@ def _step_forms(s: GameState, seat: str, m: Markup) -> str:
     registry.load()
     if (step := registry.HELP_STEPS.get(s.phase)) and (text := step(s, seat, m)):
         return text
-    if s.phase == "assassination":
-        return f"you are the Assassin: name Merlin in the thread with {m.bold('ASSASSINATE: name')}."
-    if s.phase == "lady":
-        return f"you hold the Lady of the Lake: post {m.bold('LADY: name')} (someone who has not held it)."
     if s.phase == "hand_out":
         return f"give the drawn cards in the thread: {m.bold('GIVE: card name -> player')}."
     if s.phase in ("card_window", "prep_window"):

@@ -1,10 +1,12 @@
-"""The Lady of the Lake: who holds it, whom it is used on, and the holder's PM."""
+"""The Lady of the Lake: who holds it, whom it is used on, and the holder's PM; its line
+in the opening post, and its step in HELP."""
 from __future__ import annotations
 
-from ..rules.lady import LadyOpened, LadySkipped, LadyUsed
+from ..rules.events import GameStarted
+from ..rules.lady import PHASE, LadyOpened, LadySkipped, LadyUsed, holder
 from ..rules.state import GameState
 from .markup import Markup
-from .registry import private, public
+from .registry import help_step, opening_note, private, public
 from .words import Message, limits, side_name, when
 
 
@@ -33,3 +35,18 @@ def _lady_shows(state: GameState, e: LadyUsed, tag: str, m: Markup) -> list[Mess
 def _lady_skipped(state: GameState, e: LadySkipped, tag: str, m: Markup) -> str:
     return (f"The Lady of the Lake is not used this time ({e.reason}); it stays with "
             f"{state.shown(e.holder)}.")
+
+
+@opening_note
+def _lady_starts(state: GameState, e: GameStarted, tag: str, m: Markup) -> str | None:
+    first = holder(state)
+    if first is None:
+        return None
+    return (f"The {m.bold('Lady of the Lake')} starts with {state.shown(first)}. Right "
+            "after missions 2, 3 and 4 its holder names a player who has not held it "
+            f"({m.bold('LADY: name')}) and learns their allegiance by PM.")
+
+
+@help_step(PHASE)
+def _help_holder(state: GameState, seat: str, m: Markup) -> str:
+    return f"you hold the Lady of the Lake: post {m.bold('LADY: name')} (someone who has not held it)."

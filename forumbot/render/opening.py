@@ -65,16 +65,15 @@ def _opening(state: GameState, e: GameStarted, tag: str, m: Markup) -> str:
     if roster is not None and (c.roles or c.rules.fixed_roster or c.preset.startswith("avalon")):
         good, evil = roster(c, n)
         parts.append(m.bold("Roles in play") + ": " + ", ".join(role_name(state, r) for r in good + evil) + ".")
-    if "lady" in state.extra:
-        parts.append(f"The {m.bold('Lady of the Lake')} starts with {state.shown(state.extra['lady'].holder)}. Right "
-                     "after missions 2, 3 and 4 its holder names a player who has not held it "
-                     f"({m.bold('LADY: name')}) and learns their allegiance by PM.")
+    registry.load()
+    parts += [note for fn in registry.OPENING_NOTES if (note := fn(state, e, tag, m))]  # a module's own
     return "\n\n".join(parts)
 
 
 def _role_pm(state: GameState, tag: str, seat_id: str, m: Markup) -> str:
     """The role PM of seat `seat_id` (a seat's id), for whoever plays it now: what it knows,
     by the usernames on the seats now."""
+    registry.load()
     seat = seat_of(state, seat_id)
     c = state.config
     lines = [f"Your role in {c.title} ({tag}): {m.bold(role_name(state, seat.role))}, "
@@ -90,9 +89,7 @@ def _role_pm(state: GameState, tag: str, seat_id: str, m: Markup) -> str:
         lines.append("On a mission you may PM me SUPPORT or SABOTAGE.")
     else:
         lines.append("On a mission you can only SUPPORT.")
-    if seat.role == "assassin":
-        lines.append("If three missions succeed, you name Merlin in the thread: "
-                     + m.bold("ASSASSINATE: name") + ". If you are right, your side wins.")
+    lines += [note for fn in registry.ROLE_END_NOTES if (note := fn(state, seat.id, m))]
     lines.append("Keep this message secret. The game thread will say what to do and when.")
     return "\n\n".join(lines)
 

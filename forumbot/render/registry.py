@@ -67,6 +67,33 @@ def role_note(fn: Callable[["GameState", str, Any], "str | None"]) -> Callable[[
     return fn
 
 
+# Lines a module adds at the end of a role PM, after what a mission asks of it (the
+# Assassin's shot, say):
+#     @role_end_note
+#     def _shot(state, seat, m) -> str | None: ...
+RoleNote = Callable[["GameState", str, Any], "str | None"]
+ROLE_END_NOTES: list[RoleNote] = []
+
+
+def role_end_note(fn: RoleNote) -> RoleNote:
+    if fn not in ROLE_END_NOTES:
+        ROLE_END_NOTES.append(fn)
+    return fn
+
+
+# Paragraphs a module adds at the end of the opening post (the Lady of the Lake's first
+# holder, say); `e` is the GameStarted event:
+#     @opening_note
+#     def _note(state, e, tag, m) -> str | None: ...
+OPENING_NOTES: list[PublicText] = []
+
+
+def opening_note(fn: _P) -> _P:
+    if fn not in OPENING_NOTES:
+        OPENING_NOTES.append(fn)
+    return fn
+
+
 # Lines a module adds to another module's public text of an event (Excalibur's word in the
 # core's proposal prompt, say), after it, in the same post:
 #     @public_note(ev.PROPOSAL_OPENED)

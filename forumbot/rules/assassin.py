@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import events as ev
-from .commands import Assassinate, Refusal, said
+from .commands import Command, Refusal, said
 from .events import Event, event
 from .hooks import RulePlugin
 from .state import RESISTANCE, SPIES, GameState, open_phase, register_fold
@@ -27,6 +27,13 @@ class Shot:
 
     targets: tuple[str, ...]
     hit: bool
+
+
+@dataclass(frozen=True)
+class Assassinate(Command):
+    """The Assassin names `target` (a seat's id) as Merlin."""
+
+    target: str
 
 
 @event(ev.ASSASSINATION_OPENED)

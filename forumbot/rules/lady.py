@@ -6,14 +6,19 @@ Skipped once the game is decided, at the `choice` deadline, or for a disqualifie
 Everything the plug-in keeps is `state.extra["lady"]`, a `Lady`, changed only by its events."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import events as ev
-from .commands import LadyTarget, Refusal, said
+from .commands import Command, Refusal, said
 from .events import Event, MissionResolved, event
-from .hooks import RulePlugin
+from .hooks import RulePlugin, Word
 from .presets import MISSIONS_TO_WIN
 from .state import GameState, open_phase, register_fold
+
+if TYPE_CHECKING:
+    from ..parsing import Parsed
 
 PHASE = "lady"
 KEY = "lady"
@@ -27,6 +32,13 @@ class Lady:
 
     holder: str
     past: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LadyTarget(Command):
+    """The holder names `target` (a seat's id) for the Lady of the Lake."""
+
+    target: str
 
 
 @event(ev.LADY_GIVEN)
@@ -97,6 +109,7 @@ def decided(state: GameState) -> bool:
 class LadyOfTheLake(RulePlugin):
     name = "lady_of_the_lake"
     handles = (LadyTarget,)
+    words = (Word(re.compile(r"^LADY\s*:?\s*(\S+)\s*$", re.I), lambda m, s: _parsed(m.group(1), s)),)
     phases = {PHASE: "choice"}
     phase_words = {PHASE: "the Lady of the Lake"}
     command_words = {"LadyTarget": "LADY"}
@@ -144,6 +157,24 @@ class LadyOfTheLake(RulePlugin):
         tx.emit(LadySkipped, holder=lady(tx.state).holder, reason="the deadline passed")
         resume_after_mission(tx, after=self)
         return True
+
+    # --- random play and the demo ------------------------------------------------------
+    def random_move(self, state, rng, at):
+        if state.phase != PHASE:
+            return None
+        held_ = held(state)
+        return LadyTarget(at, state.actors[0], rng.choice([n for n in state.ids if n not in held_]))
+
+    def written(self, command):
+        if isinstance(command, LadyTarget):
+            return "LADY: " + command.target, "thread"
+        return None
+
+
+def _parsed(name: str, text: str) -> "Parsed":
+    from ..parsing import Parsed
+
+    return Parsed("lady", names=(name,), text=text)
 
 
 PLUGIN = LadyOfTheLake

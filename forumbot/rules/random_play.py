@@ -11,16 +11,14 @@ from typing import Any
 
 from ..deadlines import due
 from .assassin import PHASE as ASSASSINATION
-from .assassin import known_to
+from .assassin import Assassinate, known_to
 from .commands import (
-    Assassinate,
     Choose,
     Expire,
     GiveCard,
     HostAbort,
     HostReplace,
     HostSkip,
-    LadyTarget,
     MissionOrder,
     PassCard,
     PlayCard,
@@ -29,7 +27,6 @@ from .commands import (
     TakeCard,
     TeamVote,
 )
-from .lady import held as lady_held
 from .plot_deck import BY_KEY
 from .replace import check
 from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
@@ -106,9 +103,6 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         assassin = s.actors[0]
         known = known_to(s, assassin)
         return Assassinate(at, assassin, rng.choice([n for n in s.ids if n != assassin and n not in known]))
-    if s.phase == "lady":
-        holder = s.actors[0]
-        return LadyTarget(at, holder, rng.choice([n for n in s.ids if n not in lady_held(s)]))
     if s.phase in ("prep_window", "prep_card"):
         return _mission_card_move(s, rng, at)
     plot: Any = s.extra.get("plot")
