@@ -109,8 +109,10 @@ def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=p
 
 
 def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite:///:memory:",
-         modules: tuple[str, ...] = ()) -> tuple[dict, LocalForum]:
-    """Play one game to its end: (the export of the game, the forum it was played on)."""
+         modules: tuple[str, ...] = (), replaces: int = 0) -> tuple[dict, LocalForum]:
+    """Play one game to its end: (the export of the game, the forum it was played on).
+    `replaces`: how many times the host gives a seat to a newcomer (new1, new2, ...) at a
+    random moment of the game (its own random stream: the game is otherwise the same)."""
     from .export import export_game
     from .gameconfig import parse_config
 
@@ -132,6 +134,8 @@ def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite
     sims = {n: SimPlayer(n, random.Random(rng.random())) for n in names}
     shown = {"thread": 0, "pm": 0}
     game: Any = None
+    host_rng = random.Random(f"replace:{seed}") if replaces else None
+    given = 0
     pause = 0  # minutes the players take before they act again
 
     def cycle() -> None:
@@ -156,6 +160,12 @@ def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite
         for p in sims.values():
             p.read_pms(forum)
         acted = _act(mod, game, forum, sims, rng)
+        if host_rng is not None and given < replaces and host_rng.random() < 0.08:
+            seat = host_rng.choice(mod.state(game).seats)
+            given += 1
+            newcomer = f"new{given}"
+            forum.send_pm("host", forum.bot_name, f"{game.tag} host", f"REPLACE {game.tag} {seat.name} WITH {newcomer}")
+            sims[newcomer] = SimPlayer(newcomer, random.Random(host_rng.random()))
         pause = rng.randint(20, 90)
         clock.advance(seconds=POLL)  # the bot reads what they did at its next poll
         if not acted:
@@ -206,18 +216,20 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
     _, _, movers, amenders = _module_moves(state.config)
     for plugin in movers:  # a rule module's own phase (or its move in the core's)
         move = plugin.random_move(state, rng, state.last_event_at or START)
-        written = plugin.written(move) if move is not None else None
+        written = plugin.written(state, move) if move is not None else None
         if written is not None:
             text, where = written
+            author = state.shown(move.author)
             if where == "pm":
-                forum.send_pm(move.author, forum.bot_name, f"{game.tag} {plugin.name}", text)
+                forum.send_pm(author, forum.bot_name, f"{game.tag} {plugin.name}", text)
             else:
-                forum.comment(move.author, game.thread, f"**{text}**")
+                forum.comment(author, game.thread, f"**{text}**")
             return True
+    n_ = state.shown  # (the state names seats by their ids; players speak by usernames)
     if state.phase == PROPOSAL:
-        leader = sims[state.leader or ""]
+        leader = sims[n_(state.leader or "")]
         if rng.random() < 0.95:
-            others = [n for n in state.names if n != leader.name and not state.player(n).disqualified]
+            others = [x.name for x in state.seats if x.name != leader.name and not x.disqualified]
             if leader.spy:
                 others.sort(key=lambda n: (n in leader.known_spies, rng.random()))
             else:
@@ -231,30 +243,32 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
                 for plugin in amenders:
                     move = plugin.random_amend(state, rng, move)
                 if isinstance(move, Propose):
-                    public += "".join(f"; {key.upper()}: {value}" for key, value in move.more)
+                    public += "".join(f"; {key.upper()}: {state.shown(value)}" for key, value in move.more)
             forum.comment(leader.name, game.thread, f"I'll go with this.\n\n**PROPOSE: {', '.join(team)}{public}**")
             acted = True
     elif state.phase == TEAM_VOTE:
-        for n in state.waiting_for():
+        team = [n_(x) for x in state.team]
+        for seat in state.waiting_for():
+            n = n_(seat)
             p = sims[n]
             if rng.random() < 0.07:
                 continue  # forgot to vote
-            spies_on = any(x in p.known_spies or (x == n and p.spy) for x in state.team)
+            spies_on = any(x in p.known_spies or (x == n and p.spy) for x in team)
             if p.spy:
                 yes = spies_on or rng.random() < 0.3
             else:
-                yes = n in state.team or rng.random() < 0.55 or state.rejections >= 3
+                yes = n in team or rng.random() < 0.55 or state.rejections >= 3
             vote = "APPROVE" if yes else "REJECT"
-            hand = state.extra["plot"].hands.get(n, []) if "plot" in state.extra else []
+            hand = state.extra["plot"].hands.get(seat, []) if "plot" in state.extra else []
             if "chicago-proxy" in hand and rng.random() < 0.3:
-                free: list[str | None] = [x for x in state.waiting_for() if x != n and x not in state.proxied]
+                free: list[str | None] = [x for x in state.waiting_for() if x != seat and x not in state.proxied]
                 target = rng.choice(free or [None])
                 if target:
-                    forum.comment(n, game.thread, f"**PLAY: Chicago Proxy -> {target} {vote}**")
+                    forum.comment(n, game.thread, f"**PLAY: Chicago Proxy -> {n_(target)} {vote}**")
             if state.config.rules.critical_votes and rng.random() < 0.1:
                 vote = "CRITICAL " + vote
             pm_only = state.config.team_votes == "pm" or state.mission in state.config.rules.pm_vote_missions
-            if "plot" in state.extra and n in state.extra["plot"].opinion:
+            if "plot" in state.extra and seat in state.extra["plot"].opinion:
                 pm_only = False
                 forum.comment(n, game.thread, f"**{vote}**")
                 acted = True
@@ -265,12 +279,13 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
                 forum.comment(n, game.thread, f"**{vote}**")
             acted = True
     elif state.phase == MISSION:
-        for n in state.waiting_for():
+        for seat in state.waiting_for():
+            n = n_(seat)
             p = sims[n]
             if rng.random() < 0.05:
                 continue
             order = "SABOTAGE" if p.spy and rng.random() < 0.75 else "SUPPORT"
-            if n == state.public:
+            if seat == state.public:
                 forum.comment(n, game.thread, f"My order: **{order}**")
             else:
                 forum.send_pm(n, forum.bot_name, f"{game.tag} mission", order)
@@ -284,13 +299,13 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
         if verb == "PASS":
             text = "**PASS**"
         elif verb == "CHOOSE":
-            text = f"**CHOOSE: {cmd.target}**"
+            text = f"**CHOOSE: {n_(cmd.target)}**"
         else:
-            text = f"**{verb}: {cmd.card} -> {cmd.target}**"
-        forum.comment(cmd.author, game.thread, text)
+            text = f"**{verb}: {cmd.card} -> {n_(cmd.target)}**"
+        forum.comment(n_(cmd.author), game.thread, text)
         acted = True
     elif state.phase == "assassination":
-        shooter = sims[state.waiting_for()[0]]
+        shooter = sims[n_(state.waiting_for()[0])]
         targets = [n for n in state.names if n != shooter.name and n not in shooter.known_spies]
         forum.comment(shooter.name, game.thread,
                       f"I think I know who you are.\n\n**ASSASSINATE: {rng.choice(targets)}**")
@@ -333,7 +348,7 @@ def _play_cards(game, forum: LocalForum, state, sims, rng) -> bool:
         if kind in ("round_start", "after_veto") and rng.random() < 0.3:
             say(holder, "**PLAY: Strong Leader**")
             return True
-        if kind == "approved" and "no-confidence" in hand and sims[holder].spy and rng.random() < 0.5:
+        if kind == "approved" and "no-confidence" in hand and sims[n_(holder)].spy and rng.random() < 0.5:
             say(holder, "**PLAY: No Confidence**")
         elif kind == "approved" and "spotlight" in hand and rng.random() < 0.5:
             say(holder, f"**PLAY: In the Spotlight -> {n_(rng.choice(state.team))}**")

@@ -74,8 +74,9 @@ def expected_names(result, me) -> set[str]:
 
 
 def lady_used(result, holder, target) -> bool:
-    return any(e["type"] == "lady_used" and e["data"]["holder"] == holder and e["data"]["target"] == target
-               for e in result["events"])
+    name = {p["seat"]: p["name"] for p in result["players"]}  # (the log names seats by id)
+    return any(e["type"] == "lady_used" and name[e["data"]["holder"]] == holder
+               and name[e["data"]["target"]] == target for e in result["events"])
 
 
 TABLES = [("resistance", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)]

@@ -238,9 +238,9 @@ class ExcaliburPlugin(RulePlugin):
                            more=((KEY, rng.choice(others)),))
         return command
 
-    def written(self, command):
+    def written(self, state, command):
         if isinstance(command, WieldExcalibur):
-            return ("EXCALIBUR: " + command.target if command.target else "PASS"), "pm"
+            return ("EXCALIBUR: " + state.shown(command.target) if command.target else "PASS"), "pm"
         return None
 
 

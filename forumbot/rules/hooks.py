@@ -165,9 +165,10 @@ class RulePlugin:
         """The core's random move, with what this module adds to it (an Excalibur holder)."""
         return command
 
-    def written(self, command: "Command") -> "tuple[str, str] | None":
+    def written(self, state: "GameState", command: "Command") -> "tuple[str, str] | None":
         """How a player writes one of this module's commands, and where: (text, "pm" or
-        "thread"); for the demo's players. None: the core writes it."""
+        "thread"), naming players by the usernames on their seats (`state.shown`); for the
+        demo's players. None: the core writes it."""
         return None
 
 

@@ -165,9 +165,9 @@ class LadyOfTheLake(RulePlugin):
         held_ = held(state)
         return LadyTarget(at, state.actors[0], rng.choice([n for n in state.ids if n not in held_]))
 
-    def written(self, command):
+    def written(self, state, command):
         if isinstance(command, LadyTarget):
-            return "LADY: " + command.target, "thread"
+            return "LADY: " + state.shown(command.target), "thread"
         return None
 
 

@@ -135,9 +135,10 @@ class TristanAndIsolde(RulePlugin):
         a, b = rng.sample(pool, 2)
         return ShootLovers(at, shooter, (a, b))
 
-    def written(self, command):
+    def written(self, state, command):
         if isinstance(command, ShootLovers):
-            return f"ASSASSINATE: {command.targets[0]}, {command.targets[1]}", "thread"
+            a, b = (state.shown(x) for x in command.targets)
+            return f"ASSASSINATE: {a}, {b}", "thread"
         return None
 
 
