@@ -159,6 +159,9 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             if watches(game, newcomer):
                 self._reply(row, game, words.spectator_cannot_sit(newcomer, tag), i)
                 return
+            if newcomer.casefold() == self.forum.bot_name.casefold():
+                self._reply(row, game, words.bot_cannot_sit(newcomer, tag), i)
+                return
             command = HostReplace(at=at, author=row.author, target=name, newcomer=newcomer)
         else:
             make = HOST_COMMANDS[verb]

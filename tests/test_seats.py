@@ -220,3 +220,15 @@ def test_seats_given_to_usernames_that_are_record_words_change_no_record(preset)
             assert set(m.orders) <= ids and set(m.orders.values()) <= {"support", "sabotage"}
             assert m.result in ("success", "fail")
         assert state.winner in ("resistance", "spies", None)
+
+
+def test_neither_a_host_nor_the_bot_takes_a_seat(local_game):
+    """A host who does not play may have seen every role (STATUS shows them), and the bot
+    runs the game: neither may be the newcomer of a REPLACE."""
+    t = local_game(extra="cohosts: [cora]\n")
+    tag = t.game.tag
+    events = t.export()["events"]
+    assert "hosts this game" in host(t, f"REPLACE {tag} bob WITH host")
+    assert "hosts this game" in host(t, f"REPLACE {tag} bob WITH Cora")
+    assert "bot's own account" in host(t, f"REPLACE {tag} bob WITH {t.forum.bot_name}")
+    assert t.export()["events"] == events and t.state.seat("bob").name == "bob"

@@ -143,6 +143,11 @@ def spectator_cannot_sit(newcomer: str, tag: str) -> str:
             "a seat. Nothing was changed.")
 
 
+def bot_cannot_sit(newcomer: str, tag: str) -> str:
+    return (f"{newcomer} is the bot's own account: it runs {tag} and cannot take a seat. "
+            "Nothing was changed.")
+
+
 def done(tag: str, verb: str) -> str:
     return f"{tag}: {verb.upper()} done."
 

@@ -52,6 +52,8 @@ def check(state: GameState, old: str, new: str) -> Refusal | None:
     if any(n.casefold() == folded for n in (*state.ids, *state.replaced)):
         # a player who left has seen a role: they do not come back to another seat
         return Refusal(f"{new} played in this game before and cannot take another seat.")
+    if state.config.is_host(new):  # a host who does not play may see every role (STATUS)
+        return Refusal(f"{new} hosts this game and may have seen every role, so they cannot take a seat.")
     return None
 
 
