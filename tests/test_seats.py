@@ -232,3 +232,59 @@ def test_neither_a_host_nor_the_bot_takes_a_seat(local_game):
     assert "hosts this game" in host(t, f"REPLACE {tag} bob WITH Cora")
     assert "bot's own account" in host(t, f"REPLACE {tag} bob WITH {t.forum.bot_name}")
     assert t.export()["events"] == events and t.state.seat("bob").name == "bob"
+
+
+def test_a_database_of_the_bot_before_seat_ids_plays_on(tmp_path):
+    """An operator restores a database the bot wrote before seats had ids (made by
+    tests/fixtures/old_db/make.py at commit fe5b5d1): an avalon game where the host gave
+    bob's seat to zed during mission 2's vote. The new bot reads it and plays on: zed's
+    vote stands, bob is told the seat is gone, the seat changes hands again, and the game
+    ends."""
+    import shutil
+    from datetime import datetime, timezone
+    from pathlib import Path
+
+    from adapters.local import LocalForum
+    from forumbot import store
+    from tests.conftest import Clock
+    from tests.table import LocalPeople, Table
+
+    here = Path(__file__).parent / "fixtures" / "old_db"
+    for name in ("bot.db", "forum.db"):
+        shutil.copy(here / name, tmp_path / name)
+    store.connect(f"sqlite:///{tmp_path}/bot.db")
+    try:
+        clock = Clock(datetime(2026, 11, 29, 20, 10, tzinfo=timezone.utc))
+        forum = LocalForum(str(tmp_path / "forum.db"), clock=clock)
+        t = Table(forum, LocalPeople(forum), clock, players=["alice", "zed", "carol", "dave", "erin", "frank", "gina"])
+        t.game_id = store.Game.select().first().id
+        s = t.state
+        assert s.phase == "team_vote" and s.names[1] == "zed" and s.votes["zed"] == "approve"
+        t.pm("bob", "REJECT")
+        t.cycle()
+        assert "no longer play" in t.people.pms_to("bob")[-1] and t.state.votes["zed"] == "approve"
+        assert "REPLACE done" in host(t, f"REPLACE {t.game.tag} zed WITH yan")
+        assert t.state.seat_of("yan") is not None and t.state.votes[t.state.seat_of("yan").id] == "approve"
+        t.vote_all(True)
+        for _ in range(40):  # on to the end: missions, the Lady, the assassination
+            st = t.state
+            if t.game.status != "running":
+                break
+            if st.phase == "mission":
+                t.orders(sabotage=t.spies())
+            elif st.phase == "lady":
+                holder = st.actors[0]
+                target = next(x for x in st.ids if x != holder and x not in st.extra["lady"].past)
+                t.say(st.shown(holder), f"**LADY: {st.shown(target)}**")
+                t.cycle()
+            elif st.phase == "assassination":
+                t.say(st.shown(st.actors[0]), f"**ASSASSINATE: {st.names[0]}**")
+                t.cycle()
+            else:
+                t.mission(sabotage=t.spies())
+            clock.advance(minutes=5)
+        out = t.export()
+        assert "yan" in [p["name"] for p in out["players"]] and out["winner"] in ("resistance", "spies")
+        assert t.state == replay(t.game.game_config(), t.game.seed, store.game_events(t.game))
+    finally:
+        store.close()
