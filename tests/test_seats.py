@@ -89,6 +89,10 @@ def test_a_seat_changes_hands_twice_and_every_old_name_finds_it(local_game):
     assert "REPLACE done" in host(t, f"REPLACE {tag} zed WITH yan")
     s = t.state
     assert s.seat("bob").name == "yan" and s.replaced == {"bob": "bob", "zed": "bob"}
+    for gone, now in (("bob", "zed"), ("zed", "yan")):  # each told once, naming who took it
+        notices = [p for p in t.people.pms_to(gone) if "given your seat" in p]
+        assert len(notices) == 1 and now in notices[0]
+    assert not [p for p in t.people.pms_to("yan") if "given your seat" in p]
     assert "played in this game before" in host(t, f"REPLACE {tag} carol WITH zed")
     assert "played in this game before" in host(t, f"REPLACE {tag} carol WITH bob")
     # both players who left are told who has the seat now; neither can act
