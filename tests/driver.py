@@ -29,10 +29,12 @@ MARKER = re.compile(r"\[\]\(#fb-[0-9a-f]{16}\)")
 
 
 def command_text(cmd, state, tag: str) -> tuple[str, str]:
-    """(where, text): "thread" or "pm", and the words a player would type."""
+    """(where, text): "thread" or "pm", and the words a player would type (the command names
+    seats by id; the player types the usernames on them: `state.shown`)."""
+    n = state.shown
     if isinstance(cmd, Propose):
-        public = f"; PUBLIC: {cmd.public}" if cmd.public else ""
-        return "thread", f"**PROPOSE: {', '.join(cmd.team)}{public}**"
+        public = f"; PUBLIC: {n(cmd.public)}" if cmd.public else ""
+        return "thread", f"**PROPOSE: {', '.join(map(n, cmd.team))}{public}**"
     if isinstance(cmd, TeamVote):
         word = ("CRITICAL " if cmd.critical else "") + cmd.choice.upper()
         return ("pm", f"{tag} {word}") if cmd.via == "pm" else ("thread", f"**{word}**")
@@ -40,26 +42,26 @@ def command_text(cmd, state, tag: str) -> tuple[str, str]:
         word = cmd.choice.upper()
         return ("thread", f"**{word}**") if cmd.via == "thread" else ("pm", f"{tag} {word}")
     if isinstance(cmd, Assassinate):
-        return "thread", f"**ASSASSINATE: {cmd.target}**"
+        return "thread", f"**ASSASSINATE: {n(cmd.target)}**"
     if isinstance(cmd, LadyTarget):
-        return "thread", f"**LADY: {cmd.target}**"
+        return "thread", f"**LADY: {n(cmd.target)}**"
     if isinstance(cmd, GiveCard):
-        return "thread", f"**GIVE: {cmd.card} -> {cmd.target}**"
+        return "thread", f"**GIVE: {cmd.card} -> {n(cmd.target)}**"
     if isinstance(cmd, PlayCard):
-        target = f" -> {cmd.target}" if cmd.target else ""
+        target = f" -> {n(cmd.target)}" if cmd.target else ""
         vote = f" {cmd.choice.upper()}" if cmd.choice else ""
         return "thread", f"**PLAY: {cmd.card}{target}{vote}**"
     if isinstance(cmd, TakeCard):
-        return "thread", f"**TAKE: {cmd.card} FROM {cmd.source}**"
+        return "thread", f"**TAKE: {cmd.card} FROM {n(cmd.source)}**"
     if isinstance(cmd, Choose):
-        return ("pm", f"{tag} CHOOSE: {cmd.target}") if cmd.via == "pm" else ("thread", f"**CHOOSE: {cmd.target}**")
+        return ("pm", f"{tag} CHOOSE: {n(cmd.target)}") if cmd.via == "pm" else ("thread", f"**CHOOSE: {n(cmd.target)}**")
     if isinstance(cmd, PassCard):
         plot = state.extra.get("plot")
         if plot is not None and plot.window is not None and plot.window.kind == "after_result":
             return "pm", f"{tag} PASS"
         return "thread", "**PASS**"
     if isinstance(cmd, ProxyVote):
-        return "thread", f"**PROXY: {cmd.target} {cmd.choice.upper()}**"
+        return "thread", f"**PROXY: {n(cmd.target)} {cmd.choice.upper()}**"
     raise AssertionError(f"no text for {cmd!r}")
 
 
@@ -92,9 +94,9 @@ def play(t, seed: int, max_steps: int = 1500, act=None) -> None:
         cmd = random_command(s, rng, s.last_event_at, patience=1.0)
         where, text = command_text(cmd, s, t.game.tag)
         if where == "thread":
-            t.say(cmd.author, text)
+            t.say(s.shown(cmd.author), text)
         else:
-            t.people.pm(cmd.author, t.game.tag, text)
+            t.people.pm(s.shown(cmd.author), t.game.tag, text)
         act()
     raise AssertionError("the game did not end")
 

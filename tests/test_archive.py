@@ -112,9 +112,9 @@ def play(t, seed: int, *, patience: float = 0.95, hosting: float = 0.05, stop=No
         cmd = random_command(s, rng, s.last_event_at, patience=1.0)
         where, text = command_text(cmd, s, tag)
         if where == "thread":
-            t.say(cmd.author, text)
+            t.say(s.shown(cmd.author), text)
         else:
-            t.people.pm(cmd.author, tag, text)
+            t.people.pm(s.shown(cmd.author), tag, text)
         settle(t)
     raise AssertionError("the game did not end")
 
