@@ -10,11 +10,10 @@ import signal
 from datetime import timedelta
 
 from forumbot import deadlines, store
+from forumbot.rules.assassin import Assassinate
 from forumbot.rules.commands import (
-    Assassinate,
     Choose,
     GiveCard,
-    LadyTarget,
     MissionOrder,
     PassCard,
     PlayCard,
@@ -23,6 +22,7 @@ from forumbot.rules.commands import (
     TakeCard,
     TeamVote,
 )
+from forumbot.rules.lady import LadyTarget
 from forumbot.rules.random_play import random_command
 
 MARKER = re.compile(r"\[\]\(#fb-[0-9a-f]{16}\)")

@@ -7,7 +7,8 @@ import pytest
 from forumbot.deadlines import expired
 from forumbot.parsing import parse_config
 from forumbot.rules import Refusal, make_config, replay, start
-from forumbot.rules.commands import Assassinate, LadyTarget
+from forumbot.rules.assassin import Assassinate
+from forumbot.rules.lady import LadyTarget
 from forumbot.rules.presets import SPIES
 from forumbot.rules.roles import EVIL, role_set
 from tests.test_rules import NAMES, T0, Game

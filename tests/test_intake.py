@@ -3,7 +3,8 @@ a Parsed, the seat, the channel and the time."""
 from forumbot.intake import command_for
 from forumbot.parsing import parse_comment, parse_pm
 from forumbot.rules import MissionOrder, Propose, TeamVote
-from forumbot.rules.commands import Assassinate, Choose, GiveCard, PassCard, PlayCard, ProxyVote, TakeCard
+from forumbot.rules.assassin import Assassinate
+from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, TakeCard
 from tests.test_rules import Game
 
 

@@ -10,7 +10,7 @@ from forumbot.gameconfig import parse_config
 from forumbot.intake import command_for
 from forumbot.parsing import parse_comment
 from forumbot.rules import MissionOrder, Refusal, make_config, replay
-from forumbot.rules.commands import Assassinate
+from forumbot.rules.assassin import Assassinate
 from forumbot.rules.lovers import SHOT, ShootLovers, lover_of, lovers
 from forumbot.rules.random_play import play_out
 from forumbot.rules.roles import role_set

@@ -13,16 +13,15 @@ from forumbot.render.ops import defuse, scrub, spoken
 from forumbot.render.posts import _role_pm
 from forumbot.rules import events as ev
 from forumbot.rules import make_config
+from forumbot.rules.assassin import Assassinate
 from forumbot.rules.commands import (
     SAID_CLOSE,
     SAID_OPEN,
-    Assassinate,
     HostDisqualify,
     HostExtend,
     HostPause,
     HostReplace,
     HostResume,
-    LadyTarget,
     Propose,
     Refusal,
     Remind,
@@ -30,6 +29,7 @@ from forumbot.rules.commands import (
     said,
 )
 from forumbot.rules.engine import advance, started
+from forumbot.rules.lady import LadyTarget
 from forumbot.rules.random_play import random_command
 from forumbot.rules.state import FINISHED, SETUP
 from tests.test_rules import NAMES, T0

@@ -192,15 +192,3 @@ def _quick_init(cls) -> None:
 for _cls in [c for c in list(globals().values()) if isinstance(c, type) and is_dataclass(c)
              and c.__module__ == __name__]:
     _quick_init(_cls)
-
-# Commands that moved to their rule modules, still found here by the names they had.
-_MOVED = {"Assassinate": "assassin", "LadyTarget": "lady"}
-
-
-def __getattr__(name: str):  # noqa: ANN202  (PEP 562: looked up only for a name not defined here)
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
