@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from .config_values import MAX_MISSES, MAX_PEOPLE, MAX_THREAD_REF, MAX_TIMEZONE, key_name, plain, shown
 from .deadlines import parse_duration
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -31,14 +32,19 @@ def _people(doc: dict, key: str, bad) -> tuple[str, ...]:
     value = doc.get(key, [])
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list):
-        bad(key, "must be a list of usernames, like [alice, bob]")
+    if not isinstance(value, list) or len(value) > MAX_PEOPLE:
+        bad(key, f"must be a list of at most {MAX_PEOPLE} usernames, like [alice, bob]")
         return ()
     names = [re.sub(r"^(?:/?u/|@)", "", str(v).strip()) for v in value]
     for n in names:
         if not _USERNAME.match(n):
-            bad(key, f"{n!r} is not a forum username")
+            bad(key, f"{shown(n)} is not a forum username")
     return tuple(names)
+
+
+def _who(names) -> str:
+    """Names a message repeats: a username as it is, anything else shown inert."""
+    return ", ".join(n if _USERNAME.match(n) else shown(n) for n in names)
 
 
 def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None:
@@ -53,12 +59,15 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
     if "timezone" in doc:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-        tz = str(doc["timezone"]).strip()
+        tz = doc["timezone"].strip() if isinstance(doc["timezone"], str) else ""
         try:
+            if not re.fullmatch(r"[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*", tz) or len(tz) > MAX_TIMEZONE:
+                raise ValueError(tz)
             ZoneInfo(tz)
             kw["timezone"] = tz
-        except (ZoneInfoNotFoundError, ValueError):
-            bad("timezone", f"{tz!r} is not a time zone; write one like Europe/Berlin or America/New_York")
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            bad("timezone", f"{shown(doc['timezone'])} is not a time zone; write one like Europe/Berlin or "
+                            "America/New_York")
     players = {n.casefold() for n in names}
     for key in ("cohosts", "spectators", "reserves"):
         if key in doc:
@@ -66,12 +75,12 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
             if key != "cohosts":
                 clash = [p for p in people if p.casefold() in players]
                 if clash:
-                    bad(key, f"{', '.join(clash)} also play{'s' if len(clash) == 1 else ''}")
+                    bad(key, f"{_who(clash)} also play{'s' if len(clash) == 1 else ''}")
             if key == "reserves":  # a reserve may take a seat; a spectator has seen every role
                 watching = {w.casefold() for w in kw.get("spectators", ())}
                 clash = [p for p in people if p.casefold() in watching]
                 if clash:
-                    bad(key, f"{', '.join(clash)} {'is a spectator' if len(clash) == 1 else 'are spectators'}: "
+                    bad(key, f"{_who(clash)} {'is a spectator' if len(clash) == 1 else 'are spectators'}: "
                              "spectators have seen every role and cannot take a seat")
             kw[key] = people
     if "forward_pms" in doc:
@@ -82,8 +91,11 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
     if "signup_thread" in doc:
         if doc.get("players") != "signup":
             bad("signup_thread", "is only for sign-ups (`players: signup`)")
-        elif not isinstance(doc["signup_thread"], (str, int)) or not str(doc["signup_thread"]).strip():
-            bad("signup_thread", "must be an existing thread's URL or id")
+        elif (isinstance(doc["signup_thread"], bool) or not isinstance(doc["signup_thread"], (str, int))
+              or not str(doc["signup_thread"]).strip() or len(str(doc["signup_thread"]).strip()) > MAX_THREAD_REF
+              or "\n" in str(doc["signup_thread"]).strip()):
+            bad("signup_thread", f"must be an existing thread's URL or id (one line, at most {MAX_THREAD_REF} "
+                                 "characters)")
         else:
             kw["signup_thread"] = str(doc["signup_thread"]).strip()
 
@@ -116,7 +128,7 @@ def _deadlines(section, defaults, bad):
         if k in PLANNED_DEADLINE_KEYS:
             bad(full, "is not supported by this version of the bot yet; remove it")
         elif k not in DEADLINE_KEYS:
-            bad(full, f"is not a deadline: one of {', '.join(sorted(DEADLINE_KEYS))}")
+            bad(key_name(full), f"is not a deadline: one of {', '.join(sorted(DEADLINE_KEYS))}")
         elif k == "close_early":
             if not isinstance(value, bool):
                 bad(full, "must be true or false")
@@ -125,14 +137,14 @@ def _deadlines(section, defaults, bad):
         elif k == "align_to":
             text = _clock_time(value)
             if text is None:
-                bad(full, f"{value!r} must be a time of day like \"21:00\" (in quotes)")
+                bad(full, f"{shown(value)} must be a time of day from \"00:00\" to \"23:59\" (in quotes)")
             else:
                 changes[k] = text
         else:
             try:
                 changes[k] = parse_duration(value)
             except ValueError as e:
-                bad(full, str(e))
+                bad(full, f"{shown(value)} {e}")
     return replace(defaults, **changes)
 
 
@@ -151,10 +163,10 @@ def _missed(section, defaults, bad):
         if k in PLANNED_MISSED_KEYS:
             bad(full, "is not supported by this version of the bot yet; remove it")
         elif k not in MISSED_KEYS:
-            bad(full, f"is not a setting: one of {', '.join(sorted(MISSED_KEYS))}")
+            bad(key_name(full), f"is not a setting: one of {', '.join(sorted(MISSED_KEYS))}")
         elif k in ("disqualify_after", "notify_host_after"):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                bad(full, "must be a whole number, 0 for never")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_MISSES:
+                bad(full, f"must be a whole number from 0 to {MAX_MISSES}, 0 for never")
             else:
                 changes[k] = value
         elif k == "allow_abstain":
@@ -165,7 +177,7 @@ def _missed(section, defaults, bad):
         else:
             v = str(value).strip().lower()
             if v not in allowed[k]:
-                bad(full, f"{value!r} must be one of: {' | '.join(allowed[k])}")
+                bad(full, f"{shown(value)} must be one of: {' | '.join(allowed[k])}")
             else:
                 changes[k] = v
     return replace(defaults, **changes)
@@ -201,7 +213,7 @@ def _module_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
         try:
             options[name] = key.check(doc[name], preset)
         except ValueError as e:
-            bad(name, str(e))
+            bad(name, plain(str(e)))
     if options:
         kw["options"] = options
     low = kw.get("min_players")

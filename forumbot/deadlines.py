@@ -11,24 +11,39 @@ from .rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"^\s*(\d+)\s*([smhd])\s*$", re.I)
+MAX_DURATION = 30 * 86400  # a deadline, an EXTEND, a config's duration: at most 30 days
+# What the clock waits at most, whatever a stored config says (one from before the bound):
+# far enough never to matter, near enough that no date overflows.
+_LONGEST_WAIT = 3650 * 86400
 
 
-def parse_duration(text: str | int | None) -> int | None:
-    """'90s', '30m', '12h', '2d' -> seconds; 'none' -> None. Raises ValueError."""
+def parse_duration(text: str | int | None, most: int = MAX_DURATION) -> int | None:
+    """'90s', '30m', '12h', '2d' -> seconds, at most `most`; 'none' -> None. Raises
+    ValueError with words that follow the value ("`5x` is not a duration ...")."""
+    like = f"is not a duration like 90s, 30m, 12h or 2d (at most {format_duration(most)}), or none"
     if text is None:
         return None
     if isinstance(text, bool):
-        raise ValueError("a duration like 90s, 30m, 12h or 2d, or none")
+        raise ValueError(like)
     if isinstance(text, int):
-        if text <= 0:
-            raise ValueError("a duration must be positive")
-        return text
-    if str(text).strip().lower() == "none":
-        return None
-    m = _DURATION.match(str(text))
-    if not m or int(m.group(1)) <= 0:
-        raise ValueError(f"{text!r} is not a duration like 90s, 30m, 12h or 2d, or none")
-    return int(m.group(1)) * _UNITS[m.group(2).lower()]
+        seconds = text
+    else:
+        if not isinstance(text, str):
+            raise ValueError(like)
+        if text.strip().lower() == "none":
+            return None
+        m = _DURATION.match(text[:100])
+        if not m:
+            raise ValueError(like)
+        digits = m.group(1).lstrip("0") or "0"
+        if len(digits) > len(str(most)):  # (int() of thousands of digits is refused)
+            raise ValueError(f"is longer than {format_duration(most)}")
+        seconds = int(digits) * _UNITS[m.group(2).lower()]
+    if seconds <= 0:
+        raise ValueError("must be positive (or none)")
+    if seconds > most:
+        raise ValueError(f"is longer than {format_duration(most)}")
+    return seconds
 
 
 def extension(text: str) -> int | None:
@@ -86,12 +101,20 @@ def due(state: GameState) -> datetime | None:
     if length is None:
         return None
     d = state.config.deadlines
-    at = aligned(state.phase_opened_at + timedelta(seconds=length), state.config)
-    at += timedelta(seconds=state.extension)
+    at = aligned(state.phase_opened_at + clamped(length), state.config)
+    at += clamped(state.extension)
     if (state.phase == TEAM_VOTE and d.close_early and d.close_grace and state.last_vote_at
             and not state.waiting_for()):
-        at = min(at, state.last_vote_at + timedelta(seconds=d.close_grace))
+        at = min(at, state.last_vote_at + clamped(d.close_grace))
     return at
+
+
+def clamped(seconds) -> timedelta:
+    """A stored number of seconds as a wait the clock can hold (a config from before the
+    bounds may hold 9999999d: no OverflowError, ever)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds != seconds:
+        return timedelta(0)
+    return timedelta(seconds=max(0, min(seconds, _LONGEST_WAIT)))
 
 
 def aligned(at: datetime, config) -> datetime:
@@ -132,9 +155,9 @@ def remind_at(state: GameState) -> datetime | None:
     opened = state.phase_opened_at
     if opened is None:
         return None
-    if when - opened <= timedelta(seconds=before):
+    if when - opened <= clamped(before):
         return opened + timedelta(seconds=(when - opened).total_seconds() // 2)
-    return when - timedelta(seconds=before)
+    return when - clamped(before)
 
 
 def reminder(state: GameState, now: datetime) -> Remind | None:

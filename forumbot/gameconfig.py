@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from . import config_yaml
 from .config_sections import (  # noqa: F401  (their names here, as before)
     DEADLINE_KEYS,
     MAX_INTRO,
@@ -20,6 +21,7 @@ from .config_sections import (  # noqa: F401  (their names here, as before)
     _module_roles,
     _not_the_bot,
 )
+from .config_values import MAX_ALIASES, MAX_ROLES, MAX_SEED, MAX_THREAD_REF, is_alias, key_name, plain, shown
 from .rules.config import GameConfig, default_deadlines, default_missed
 from .rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 
@@ -43,7 +45,9 @@ PLANNED_KEYS: set[str] = set()
 PRESET_KEYS = {"roles", "lady_of_the_lake", "plot_cards", "mission_cards"}
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
-_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n\s*\1\s*$", re.S)
+# (the closing fence's indent is `[ \t]*`, not `\s*`: that would try every later line at every
+# line, quadratic in a message of blank lines)
+_FENCE = re.compile(r"^\s*(```|~~~)[^\n]*\n(?P<body>.*?)\n[ \t]*\1\s*$", re.S)
 _FENCE_ANYWHERE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(?P<body>.*?)\n[ \t]*\1[ \t]*$", re.S | re.M)
 
 
@@ -63,8 +67,10 @@ def _unwrap(text: str) -> str:
     if m := _FENCE_ANYWHERE.search(text):
         return m.group("body")
     # Markdown's indented block after words: every line of it starts with 4 spaces, and a
-    # blank line comes before it.
-    for i, ln in enumerate(lines):
+    # blank line comes before it. (Each block is tried once: the text is read in one pass.)
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
         if ln.startswith("    ") and ln.strip() and (i == 0 or not lines[i - 1].strip()):
             block = []
             for rest in lines[i:]:
@@ -74,26 +80,36 @@ def _unwrap(text: str) -> str:
             candidate = "\n".join(block)
             if _is_mapping(candidate):
                 return candidate
+            i += len(block)
+        else:
+            i += 1
     return text
 
 
 def _is_mapping(text: str) -> bool:
-    try:
-        return isinstance(yaml.safe_load(text), dict)
-    except yaml.YAMLError:
-        return False
+    """(The same guarded reading as the config's: no anchors, bounded size and depth.)"""
+    return config_yaml.is_mapping(text)
 
 
 def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[GameConfig | None, list[Problem]]:
     """`bot_name`: the bot's own account, which may be no player, cohost, spectator, reserve
     or alias (the bot never reads its own words as commands)."""
     problems: list[Problem] = []
+    text = text or ""
+    if refused := config_yaml.too_long(text):  # (before anything reads it, _unwrap included)
+        return None, [Problem(*refused)]
     try:
-        doc = yaml.safe_load(_unwrap(text or ""))
+        doc, refusals = config_yaml.load(_unwrap(text))
     except yaml.YAMLError as e:
         where = getattr(e, "problem_mark", None)
         at = f" at line {where.line + 1}" if where is not None else ""
-        return None, [Problem("(yaml)", f"the message is not valid YAML{at}: {getattr(e, 'problem', e)}")]
+        if isinstance(e, yaml.reader.ReaderError):  # (a control character, say)
+            return None, [Problem("(yaml)", f"the message holds a character YAML does not allow: "
+                                            f"U+{e.character if isinstance(e.character, int) else 0:04X}")]
+        why = plain(getattr(e, "problem", None) or "it cannot be read", 80)
+        return None, [Problem("(yaml)", f"the message is not valid YAML{at}: {shown(why, 80)}")]
+    if refusals:
+        return None, _tidy([Problem(key, message) for key, message in refusals])
     if not isinstance(doc, dict):
         return None, [Problem("(yaml)", "the message must be YAML keys such as `preset:` and `players:`")]
 
@@ -107,7 +123,7 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
         if k in PLANNED_KEYS:
             bad(k, "is not supported by this version of the bot yet; remove it")
         elif k not in PRESET_KEYS and k not in _module_keys():
-            bad(k, "is not a config key")
+            bad(key_name(k), "is not a config key")
 
     # preset
     preset_name = doc.get("preset")
@@ -115,10 +131,10 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
     if preset_name is None:
         bad("preset", f"is required: one of {', '.join(PRESETS)}")
     elif preset is None:
-        bad("preset", f"{preset_name!r} is not a preset: one of {', '.join(PRESETS)}")
+        bad("preset", f"{shown(preset_name)} is not a preset: one of {', '.join(PRESETS)}")
     elif not preset.available:
         ok = ", ".join(n for n, x in PRESETS.items() if x.available)
-        bad("preset", f"{preset_name!r} is not playable in this version yet; playable: {ok}")
+        bad("preset", f"{shown(preset_name)} is not playable in this version yet; playable: {ok}")
     for k in sorted(PRESET_KEYS & {str(x) for x in doc}):
         if preset is not None and k not in preset.allowed_keys:
             bad(k, f"does not belong to the {preset.name} preset")
@@ -137,11 +153,11 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
         names = [re.sub(r"^(?:/?u/|@)", "", n) for n in names]
         for n in names:
             if not _USERNAME.match(n):
-                bad("players", f"{n!r} is not a forum username")
+                bad("players", f"{shown(n)} is not a forum username")
         seen: set[str] = set()
         for n in names:
             if n.casefold() in seen:
-                bad("players", f"{n} is listed twice")
+                bad("players", f"{n if _USERNAME.match(n) else shown(n)} is listed twice")
             seen.add(n.casefold())
         if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
             bad("players", f"needs {MIN_PLAYERS} to {MAX_PLAYERS} players; {len(names)} listed")
@@ -158,41 +174,46 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
         else:
             kw["title"] = str(doc["title"]).strip()
     if "seed" in doc:
-        if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
-            bad("seed", "must be a whole number")
+        if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int) or not 0 <= doc["seed"] <= MAX_SEED:
+            bad("seed", f"must be a whole number from 0 to {MAX_SEED} (2^63 - 1)")
         else:
             kw["seed"] = doc["seed"]
     if "thread" in doc:
-        if not isinstance(doc["thread"], (str, int)) or not str(doc["thread"]).strip():
-            bad("thread", "must be `new`, or an existing thread's URL or id")
+        if not _thread_ref(doc["thread"]):
+            bad("thread", f"must be `new`, or an existing thread's URL or id (one line, at most {MAX_THREAD_REF} "
+                          "characters)")
         else:
             kw["thread"] = str(doc["thread"]).strip()
     if "subreddit" in doc:
         sub = str(doc["subreddit"]).strip()
         sub = re.sub(r"^/?r/", "", sub)
         if not re.match(r"^[A-Za-z0-9_]{2,21}$", sub):
-            bad("subreddit", f"{doc['subreddit']!r} is not a subreddit name")
+            bad("subreddit", f"{shown(doc['subreddit'])} is not a subreddit name")
         else:
             kw["subreddit"] = sub
     if "category" in doc:  # Discourse: a category's name, slug, parent/child slug or id
         cat = str(doc["category"]).strip() if isinstance(doc["category"], (str, int)) else ""
         if not cat or len(cat) > 100 or "\n" in cat:
-            bad("category", f"{doc['category']!r} is not a category name, slug or id")
+            bad("category", f"{shown(doc['category'])} is not a category name, slug or id (at most 100 characters)")
         else:
             kw["category"] = cat
     if "aliases" in doc:
         aliases = doc["aliases"]
         if not isinstance(aliases, dict):
             bad("aliases", "must map extra names to players, like {al: alice}")
+        elif len(aliases) > MAX_ALIASES:
+            bad("aliases", f"has {len(aliases)} names; a game has at most {MAX_ALIASES} aliases")
         else:
             folded = {n.casefold(): n for n in names}
             clean = {}
             for alias, target in aliases.items():
-                t = folded.get(str(target).casefold())
-                if t is None:
-                    bad("aliases", f"{alias}: {target!r} is not one of the players")
+                t = folded.get(str(target).casefold()) if isinstance(target, (str, int)) else None
+                if not isinstance(alias, (str, int)) or not is_alias(str(alias)):
+                    bad("aliases", f"{shown(alias)} is not a name: 1 to 40 letters, digits, spaces, `.`, `'` or `-`")
+                elif t is None:
+                    bad("aliases", f"{shown(alias)}: {shown(target)} is not one of the players")
                 elif str(alias).casefold() in folded and folded[str(alias).casefold()] != t:
-                    bad("aliases", f"{alias!r} is already another player's name")
+                    bad("aliases", f"{shown(alias)} is already another player's name")
                 else:
                     clean[str(alias)] = t
             kw["aliases"] = clean
@@ -210,7 +231,7 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
     kw.setdefault("team_votes", base.team_votes)
 
     if problems or preset is None:
-        return None, problems
+        return None, _tidy(problems)
     return GameConfig(preset=preset.name, players=tuple(names), host=host, **kw), []
 
 
@@ -247,14 +268,15 @@ def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
         bad("players", f"{preset.name} is for exactly {size} players; {len(names)} listed")
     if "roles" in doc and "roles" in preset.allowed_keys:
         roles = doc["roles"]
-        if not isinstance(roles, list):
-            bad("roles", f"must be a list of optional roles: {', '.join(sorted(preset.optional_roles))}")
+        if not isinstance(roles, list) or len(roles) > MAX_ROLES:
+            bad("roles", f"must be a list of at most {MAX_ROLES} optional roles: "
+                         f"{', '.join(sorted(preset.optional_roles))}")
         else:
             wanted = [str(r).strip().lower() for r in roles]
             for r in wanted:
                 optional = preset.optional_roles | _module_roles()
                 if r not in optional | {"merlin", "assassin"}:
-                    bad("roles", f"{r!r} is not a role of {preset.name}: one of "
+                    bad("roles", f"{shown(r)} is not a role of {preset.name}: one of "
                                  f"{', '.join(sorted(optional))} (Merlin and the "
                                  "Assassin are always in)")
             if len(set(wanted)) != len(wanted):
@@ -283,6 +305,27 @@ def _choice(doc: dict, key: str, allowed: tuple[str, ...], kw: dict, bad) -> Non
     if key in doc:
         v = str(doc[key]).strip().lower()
         if v not in allowed:
-            bad(key, f"{doc[key]!r} must be one of: {' | '.join(allowed)}")
+            bad(key, f"{shown(doc[key])} must be one of: {' | '.join(allowed)}")
         else:
             kw[key] = v
+
+
+def _thread_ref(value) -> bool:
+    """`new`, or a thread's URL or id: one line of at most 300 characters."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return False
+    text = str(value).strip()
+    return bool(text) and len(text) <= MAX_THREAD_REF and "\n" not in text
+
+
+def _tidy(problems: list[Problem]) -> list[Problem]:
+    """Each problem once, and none longer than a reply line may be (a rule module's words
+    included)."""
+    seen: set[Problem] = set()
+    tidy = []
+    for p in problems:
+        p = Problem(key_name(p.key, 80), plain(p.message, 300))
+        if p not in seen:
+            seen.add(p)
+            tidy.append(p)
+    return tidy
