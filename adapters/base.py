@@ -105,6 +105,11 @@ class Traits:
     listing_window: int = 500  # new messages in one fetch above which the bot reads again at once
     place_key: str = "place"  # the config key naming where new game threads go
     mention_prefix: str = ""  # how a reply names the player it answers ("u/" on Reddit)
+    # The longest text the forum takes, in characters (the bot's marker included): a post's or
+    # PM's body, a new thread's title, a PM's subject. The outbox fits every text to them.
+    max_body: int = 32000
+    max_title: int = 255
+    max_subject: int = 255
 
 
 class ForumBase:
@@ -118,6 +123,11 @@ class ForumBase:
 
     def requests_left(self) -> int | None:
         """The requests the forum still allows in its current window (None: not known)."""
+        return None
+
+    def own_marks(self) -> list[str] | None:
+        """The marker tokens in the bot's own newest posts and sent PMs (a few requests), or
+        None where the forum keeps no markers to read."""
         return None
 
 
@@ -144,6 +154,10 @@ class Forum(Protocol):
 
     def find_posted(self, out: Outgoing) -> Posted | None:
         """After an uncertain failure: the item, if it landed after all."""
+
+    def own_marks(self) -> list[str] | None:
+        """The marker tokens in the bot's own newest posts and sent PMs (a few requests), or
+        None where the forum keeps no markers to read. Raises ForumError if none could be read."""
 
     def thread_id(self, ref: str) -> str | None:
         """An existing thread's id from a URL or id the host wrote (None if not one)."""

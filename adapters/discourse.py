@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from typing import Callable
 from urllib.parse import urlparse
 
@@ -91,6 +92,7 @@ __all__ = [
 FIND_PAGES = 3  # pages of the listing searched for a post after an uncertain failure
 PM_CANDIDATES = 5  # sent PM topics whose first post is read when looking for a PM
 MARKER = re.compile(r"<!--\s*fb:[^>]*-->")
+MARK_TOKEN = re.compile(r"<!-- fb:([0-9a-f]{16,64}) -->")
 
 
 def marker(out: Outgoing | str) -> str:
@@ -108,14 +110,14 @@ MAX_POST = 32000  # Discourse's default max_post_length (site_settings.yml)
 CUT = "\n\n(The rest of this message was cut: it was longer than the forum takes.)"
 
 
-def prepare(body: str) -> str:
+def prepare(body: str, limit: int = MAX_POST) -> str:
     """A body as the bot posts it on Discourse: no HTML comment of anyone else's (a quoted
     `<!--` would hide the rest of the post; a planted marker is taken out), and no longer
     than Discourse takes (a reply that lists a huge config's every problem would be
     refused whole, and its sender would learn nothing)."""
     body = MARKER.sub("", body).replace("<!--", "&lt;!--")
-    if len(body) > MAX_POST - 100:
-        body = body[:MAX_POST - 100 - len(CUT)].rstrip() + CUT
+    if len(body) > limit - 100:  # (the outbox fits every body before: a backstop)
+        body = body[:limit - 100 - len(CUT)].rstrip() + CUT
     return body
 
 
@@ -128,7 +130,8 @@ class DiscourseForum(DiscourseReads, ForumBase):
     # 60 requests a minute for all of a site's keys; the listing is read back 10 pages of 50;
     # a reply names a player with an @mention (which notifies them); new topics go in a category.
     traits = Traits(requests_per_minute=60, recheck_batch=100, mark_read_batch=100,
-                    listing_window=PAGE * MAX_PAGES, place_key="category", mention_prefix="@")
+                    listing_window=PAGE * MAX_PAGES, place_key="category", mention_prefix="@",
+                    max_body=MAX_POST, max_title=255, max_subject=255)  # max_post_length: `[discourse]`
 
     def __init__(self, url: str, api_key: str, api_username: str, category: str | None = None,
                  name: str = "discourse", session: requests.Session | None = None,
@@ -151,7 +154,13 @@ class DiscourseForum(DiscourseReads, ForumBase):
         url = s["url"].strip()
         if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
             raise ValueError(f"url = {url}: not a web address like https://forum.example.org")
-        return cls(url, s["api_key"].strip(), s["api_username"].strip(), s.get("category"), **kw)
+        forum = cls(url, s["api_key"].strip(), s["api_username"].strip(), s.get("category"), **kw)
+        limit = (s.get("max_post_length") or "").strip()  # the site's setting, where it is not 32,000
+        if limit:
+            if not limit.isdigit() or not 1000 <= int(limit) <= 1_000_000:
+                raise ValueError(f"max_post_length = {limit[:20]}: a number of characters, 1000 to 1000000")
+            forum.traits = replace(forum.traits, max_body=int(limit))
+        return forum
 
     def thread_id(self, ref: str) -> str | None:
         ref = str(ref).strip()
@@ -175,7 +184,7 @@ class DiscourseForum(DiscourseReads, ForumBase):
     # --- writing ---------------------------------------------------------------------
 
     def post(self, out: Outgoing) -> Posted:
-        body = f"{prepare(out.body)}\n\n{marker(out)}"
+        body = f"{prepare(out.body, self.traits.max_body)}\n\n{marker(out)}"
         if out.kind == "edit":  # the opening post: a topic's first post, or a reply in an existing topic
             if not out.thread:
                 raise PermanentError("an edit with no post to edit")
@@ -326,6 +335,24 @@ class DiscourseForum(DiscourseReads, ForumBase):
         except ForumError as e:
             raise TransientError(f"looking for {out.key}: {e}") from e
         return None
+
+    def own_marks(self) -> list[str] | None:
+        """The marker tokens in the bot's posts among the newest public and private posts
+        (two requests); a listing that cannot be read is left out, unless both cannot."""
+        mine, tokens, errors = self.bot_name.casefold(), [], []
+        for read in (lambda: self._page(None), lambda: (self._get("/private-posts.json") or {}).get("private_posts")):
+            try:
+                posts = read() or []
+            except LoginFailed:
+                raise
+            except ForumError as e:
+                errors.append(str(e))
+                continue
+            tokens += [t for p in posts if str(p.get("username") or "").casefold() == mine
+                       for t in MARK_TOKEN.findall(p.get("raw") or "")]
+        if len(errors) == 2:
+            raise TransientError(f"reading the bot's own posts: {errors[0]}")
+        return tokens
 
     def sent_id(self, message: str) -> str | None:
         """The id `post()` gave the PM that `message` answers: its topic's."""

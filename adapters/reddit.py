@@ -41,7 +41,7 @@ from .reddit_errors import (  # noqa: F401 - re-exported
     single_shot_posts,
     write_error,
 )
-from .reddit_marks import _PLANTED, _token, _unmarked, marker  # noqa: F401 - marker re-exported
+from .reddit_marks import _PLANTED, _token, _unmarked, marker, own_marks  # noqa: F401 - marker re-exported
 from .retries import read_wait
 
 MARK_READ_BATCH = 25
@@ -58,7 +58,8 @@ class RedditForum(ForumBase):
     # a subreddit's listing shows only its newest ~1,000 comments, so past 500 new ones in
     # a fetch the bot reads again at once; a chat may drop a PM's subject.
     traits = Traits(pm_subjects=False, requests_per_minute=100, recheck_batch=100,
-                    mark_read_batch=25, listing_window=500, place_key="subreddit", mention_prefix="u/")
+                    mark_read_batch=25, listing_window=500, place_key="subreddit", mention_prefix="u/",
+                    max_body=10000, max_title=300, max_subject=100)  # a comment's or PM's body: 10,000
 
     def __init__(self, reddit: praw.Reddit, name: str = "reddit", default_subreddit: str | None = None,
                  read_attempts: int = 3, backoff: float = 1.0, max_wait: float = 60.0):
@@ -340,6 +341,9 @@ class RedditForum(ForumBase):
         except prawcore.PrawcoreException as e:
             raise TransientError(f"looking for {out.key}: {e}") from e
         return None
+
+    def own_marks(self) -> list[str] | None:
+        return own_marks(self.reddit, self.bot_name, PAGE)
 
     def sent_id(self, message: str) -> str | None:
         """The id `post()` gave a PM of the bot's that `message` (an id) is: Reddit's compose

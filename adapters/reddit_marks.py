@@ -27,3 +27,30 @@ _PLANTED = re.compile(r"\[[^\]\n]*\]\(\s*#fb-[^)\n]*\)")
 def _unmarked(body: str) -> str:
     """A body with any marker-shaped link taken out: only the adapter writes markers."""
     return _PLANTED.sub("", body)
+
+
+MARK_TOKEN = re.compile(r"\[\]\(#fb-([0-9a-f]{16,64})\)")
+
+
+def own_marks(reddit, bot_name: str, page: int) -> list[str]:
+    """The marker tokens in the bot's newest comments, threads and sent PMs (three requests).
+    A listing that cannot be read (the sent PMs, where Reddit moved them to Chat) is left out;
+    if none can be read, the error is raised."""
+    import prawcore
+
+    from .base import TransientError
+
+    me = reddit.redditor(bot_name)
+    listings = (lambda: me.comments.new(limit=page), lambda: me.submissions.new(limit=page),
+                lambda: reddit.inbox.sent(limit=page))
+    tokens: list[str] = []
+    errors = []
+    for listing in listings:
+        try:
+            for thing in listing():
+                tokens += MARK_TOKEN.findall(getattr(thing, "body", None) or getattr(thing, "selftext", None) or "")
+        except prawcore.PrawcoreException as e:
+            errors.append(str(e))
+    if len(errors) == len(listings):
+        raise TransientError(f"reading the bot's own posts: {errors[0]}")
+    return tokens

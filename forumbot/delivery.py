@@ -12,6 +12,8 @@ from . import store
 from .budget import WriteBudget, backoff
 from .games import GameBook
 from .limits import PM_RESEND_AFTER, RECHECK_AFTER
+from .outbox_fit import fit
+from .outbox_reconcile import Reconcile
 from .render import ops
 from .render import replies as words
 from .render.posts import with_block
@@ -31,6 +33,25 @@ def _lane(item: Outbox) -> tuple:
         return ("game", item.game)  # a game's opening post and every comment after it
     return ("thread", item.thread)
 
+
+def _urgency(item: Outbox) -> tuple:
+    """The order in which items share a tight budget: by priority; status edits (one row per
+    game, which keeps its id) by how long their post has gone without an edit, stalest first,
+    so that a busy minute cannot give every edit slot to the same few games."""
+    if item.kind == "edit":
+        return (item.priority, store.aware(item.posted_at or item.created_at).timestamp(), item.id)
+    return (item.priority, 0.0, item.id)
+
+
+def _save(item: Outbox) -> None:
+    """An item's changed fields: of an edit only those, so that a newer block the store took
+    meanwhile is not overwritten with the one just tried."""
+    if item.kind == "edit" and item.dirty_fields:
+        item.save(only=item.dirty_fields)
+    else:
+        item.save()
+
+
 class Delivery:
     """The outbox: posts go out in their thread's order, within the write budget; an uncertain
 one is looked for before it is sent again; what can never go out is told to the host."""
@@ -40,6 +61,7 @@ one is looked for before it is sent again; what can never go out is told to the 
         self.book = book
         self.budget = budget
         self.clock = clock
+        self.reconcile = Reconcile(forum)  # is the database behind the forum (a restored backup)?
 
     def flush(self) -> int:
         """Post what waits. The posts of one thread (and the PMs to one person) go out in
@@ -56,8 +78,12 @@ one is looked for before it is sent again; what can never go out is told to the 
         # the game does not start, and no one may have been dealt a role for it.
         unopened = {i.game for i in pending if i.kind == "thread" and i.game is not None}
         items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
-        if len(items) > self.budget.room():  # more than the budget takes: the most urgent first
-            items.sort(key=lambda i: (i.priority, i.id))
+        if len(items) > self.budget.room():  # more than the budget takes: the most urgent first,
+            items.sort(key=_urgency)  # and of the status edits the one that waited longest
+        else:  # (the edits' share of the budget may still be short: they go last, stalest first)
+            items.sort(key=lambda i: (i.kind == "edit", _urgency(i) if i.kind == "edit" else (i.id,)))
+        if any(i.kind != "edit" for i in items):
+            self.reconcile.check()  # once per process, before its first post
         left = self.forum.requests_left
         for item in items:
             lane = _lane(item)
@@ -92,7 +118,9 @@ one is looked for before it is sent again; what can never go out is told to the 
         out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
                        to=item.to, subject=item.subject, title=item.title, where=item.place,
                        reply_to=item.reply_to, token=store.item_token(item))
-        if item.uncertain:  # it may have landed: look before posting again
+        out = fit(out, self.forum.traits, self.book.markup)  # within the forum's limits, marker included
+        behind = self.reconcile.behind
+        if item.uncertain or behind:  # it may have landed (or a restored database made it again): look first
             try:
                 found = self.forum.find_posted(out)
             except ForumError as e:
@@ -107,8 +135,11 @@ one is looked for before it is sent again; what can never go out is told to the 
                 self._tell_host_resent(item, str(e))
                 found = None
             if found is not None:
+                self.reconcile.found(out.token)
                 self._posted(item, found)
                 return 1
+            if behind:
+                self.reconcile.missed()
         item.uncertain = True
         item.attempts += 1
         item.save()  # written before it is posted: after a crash it is looked for first
@@ -122,9 +153,15 @@ one is looked for before it is sent again; what can never go out is told to the 
         opening = self.book.opening(game) if game is not None else None
         if opening is None:
             return 0  # the opening post is not out yet
+        fresh = Outbox.get_or_none(Outbox.id == item.id)  # a newer block may have come since the flush began
+        if fresh is None or fresh.state != "pending":
+            return 0  # overtaken (sent or dropped meanwhile): nothing stale goes out
+        if fresh.body != item.body:
+            item.body = fresh.body
         body = with_block(opening.body, item.body, self.book.markup)
         out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
                        token=store.item_token(opening))  # the edited post keeps its marker
+        out = fit(out, self.forum.traits, self.book.markup)
         item.attempts += 1
         return self._attempt(item, out, now)
 
@@ -139,17 +176,20 @@ one is looked for before it is sent again; what can never go out is told to the 
             item.uncertain = False
             item.not_before = store.naive(now + timedelta(seconds=backoff(item.attempts, e.retry_after)))
             item.error = str(e)[:500]
-            item.save()
+            _save(item)
             return 0
         except UncertainError as e:
             item.error = str(e)[:500]
-            item.save()  # a post stays uncertain: the next flush looks for it first
+            _save(item)  # a post stays uncertain: the next flush looks for it first
             return 0
         except PermanentError as e:
             item.state = "failed"
             item.uncertain = False
             item.error = str(e)[:500]
-            item.save()
+            _save(item)
+            if item.game is None:  # no host to tell: the operator reads it in the log
+                log.warning("the forum refused %s to %s for good: %s; it began: %r", item.key,
+                            item.to or item.thread, str(e)[:200], out.body[:200])
             if item.kind == "thread" and item.game is not None:
                 self._not_started(item, str(e))
             else:
@@ -187,6 +227,11 @@ one is looked for before it is sent again; what can never go out is told to the 
         store.enqueue(out, game.id, self.clock(), priority=0)
 
     def _posted(self, item: Outbox, posted: Posted) -> None:
+        if item.kind == "edit":  # posted only if no newer block replaced it meanwhile: that one goes next
+            Outbox.update(state="posted", uncertain=False, ext_id=posted.id, url=posted.url, error="",
+                          attempts=item.attempts, posted_at=store.naive(self.clock())).where(
+                (Outbox.id == item.id) & (Outbox.body == item.body)).execute()
+            return
         with db.atomic():
             item.state = "posted"
             item.uncertain = False

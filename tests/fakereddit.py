@@ -172,6 +172,7 @@ class FakeReddit:
         # Reddit's own refusals and quirks, switchable per test (see the module docstring).
         self.reply_notifications = False
         self.autoresponders: dict[str, str] = {}
+        self.refuse_pms: dict[str, str] = {}  # {user (lower case): Reddit's error code}: a PM to them is refused
         self.forbidden_subs: set[str] | dict[str, str] = set()
         self.missing_subs: set[str] | dict[str, str] = set()
         self.empty_comment_answer: bool | str = False
@@ -516,6 +517,8 @@ class FakeReddit:
                     "subreddit_type": "public", "submission_type": "any", "user_is_banned": False,
                     "user_is_contributor": False, "user_is_moderator": False,
                     **self.about.get(sub.lower(), {})}}
+            if too_long := self._too_long(path, form):
+                return too_long
             if path == "/api/submit":
                 return self._route_submit(form)
             if path == "/api/comment":
@@ -531,6 +534,8 @@ class FakeReddit:
                     data = thing if name.startswith("t3_") else self._listed(thing)
                     return 200, {"json": {"errors": [], "data": {"things": [{"kind": name[:2], "data": data}]}}}
                 return 403, dict(FORBIDDEN)
+            if path == "/api/compose" and (refusal := self.refuse_pms.get(form["to"].removeprefix("/u/").lower())):
+                return 200, {"json": {"errors": [[refusal, f"{refusal.lower()} (fake)", "to"]]}}
             if path == "/api/compose":
                 self._message(self.bot, form["to"].removeprefix("/u/").removeprefix("u/"),
                               form["subject"], form["text"])
@@ -626,6 +631,17 @@ class FakeReddit:
         """A comment as listings show it: with its thread's comment count as of now."""
         s = self.submissions.get(c["link_id"][3:])
         return dict(c, num_comments=s["num_comments"]) if s is not None else c
+
+    LIMITS = {"text": 10000, "title": 300, "subject": 100}  # what Reddit takes, in characters
+
+    def _too_long(self, path: str, form: dict):
+        """Reddit's TOO_LONG for a body, title or subject past its limit (a refusal for good)."""
+        if path not in ("/api/submit", "/api/comment", "/api/compose", "/api/editusertext"):
+            return None
+        for field, limit in self.LIMITS.items():
+            if len(form.get(field) or "") > limit:
+                return 200, {"json": {"errors": [["TOO_LONG", f"this is too long (max: {limit})", field]]}}
+        return None
 
     def _route_submit(self, form: dict):
         sub = form["sr"]

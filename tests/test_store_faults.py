@@ -430,14 +430,14 @@ def test_a_marker_token_cannot_be_made_from_the_key_alone(tmp_path):
         token = store.marker_token(key)
         assert len(token) == 16 and all(c in "0123456789abcdef" for c in token)
         assert len(store.marker_token(key, 32)) == 32
-        assert store.marker_token(key, 64).startswith(token)
+        assert store.marker_token(key, 64)[:12] == token[:12]  # (the last 4 digits are its check)
         assert token != store.marker_token("G1:4:post")
         guesses = [hashlib.sha256(key.encode()).hexdigest(),
                    hmac.new(b"", key.encode(), hashlib.sha256).hexdigest(),
                    hmac.new(key.encode(), key.encode(), hashlib.sha256).hexdigest()]
-        assert all(not g.startswith(token) for g in guesses)
+        assert all(not g.startswith(token[:12]) for g in guesses)
         expected = hmac.new(store.secret().encode(), key.encode(), hashlib.sha256).hexdigest()
-        assert expected.startswith(token)
+        assert expected.startswith(token[:12])
         with pytest.raises(ValueError):
             store.marker_token(key, 8)
     finally:
