@@ -6,17 +6,18 @@ import json
 import logging
 import os
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from typing import cast
 
 from adapters.base import Forum
 
 from . import deadlines, store
 from .clockwork import Clockwork
 from .gameconfig import Problem
-from .games import GameBook
+from .games import LIVE, GameBook
 from .intake import command_for, seat_named
-from .limits import HOST_COMMANDS, SIDED
-from .parsing import NameProblem, Parsed, clean_name, parse_command, parse_config
+from .limits import HOST_COMMANDS, SAME_NEW_GAME_WITHIN, SIDED
+from .parsing import NameProblem, Parsed, clean_name, game_number, parse_command, parse_config, tag_shown
 from .render import ops, render_refusal
 from .render import replies as words
 from .replies import Answers, People
@@ -65,8 +66,8 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
     def command(self, row: Inbound, parsed: Parsed, at: datetime, i: int) -> None:
         """EXTEND, CLOSE, PAUSE, RESUME, DISQUALIFY, ABORT, STATUS: by PM, from the game's host."""
         verb = parsed.verb.split(":")[1]
-        game = self.book.get(int(parsed.choice))
-        tag = f"G{parsed.choice}"
+        game = self.book.get(game_number(parsed.choice))
+        tag = tag_shown(parsed.choice)
         if game is None:
             self._reply(row, None, words.no_such_game(tag), i)
             return
@@ -108,7 +109,8 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
         elif verb == "extend":
             seconds = deadlines.extension(rest)
             if not seconds:
-                self._reply(row, game, words.extend_form(tag, "6h", m), i)
+                most = deadlines.format_duration(deadlines.MAX_DURATION)
+                self._reply(row, game, words.extend_form(tag, "6h", m, most), i)
                 return
             command = HostExtend(at=at, author=row.author, seconds=seconds)
         elif verb == "disqualify":
@@ -180,6 +182,10 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
         if not self.people.may_start(row.author):
             self._reply(row, None, words.hosts_only(), 0)
             return
+        first = self._same_new_game(row, at)
+        if first is not None:  # a double click, or a resend after no answer: nothing new
+            self._reply(row, first, ops.same_new_game(first.tag, first.thread_url or first.thread, m), 0)
+            return
         cfg, problems = parse_config(row.body, row.author, bot_name=self.forum.bot_name)
         thread = None
         for key in ("thread", "signup_thread"):
@@ -203,6 +209,8 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
                            config=json.dumps(cfg.to_json()), seed=seed, thread=thread,
                            created_at=store.naive(at))
         self.book.created(game)
+        row.game = game.id  # (now, in the transaction: the same PM again in this batch finds it)
+        Inbound.update(game=game.id).where(Inbound.id == row.id).execute()
         if cfg.signup:
             self.signups.open(game, at)
         else:
@@ -210,3 +218,29 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             self.book.commit(game, events, state)
         if thread:  # a new thread's link goes to the host once the thread exists
             self.book.tell_host_started(game, thread)
+
+    def _same_new_game(self, row: Inbound, at: datetime) -> Game | None:
+        """The game that the same `new game` PM (the same body, whitespace aside) from the
+        same host started within SAME_NEW_GAME_WITHIN, if it has not ended (variants.md,
+        "The same `new game` twice")."""
+        body = _normalised(row.body)
+        since = store.naive(at - timedelta(seconds=SAME_NEW_GAME_WITHIN))
+        earlier = (Inbound.select().where(
+            (Inbound.forum == row.forum) & (Inbound.kind == "pm") & (Inbound.author == row.author)
+            & Inbound.game.is_null(False) & (Inbound.created >= since) & (Inbound.id != row.id))
+            .order_by(Inbound.created, Inbound.id))
+        for r in earlier:
+            if r.subject.strip().lower() != "new game" or _normalised(r.body) != body:
+                continue
+            game = self.book.get(cast(int, r.game))
+            if game is not None and game.status in LIVE:
+                return game
+        return None
+
+
+def _normalised(body: str) -> str:
+    """A config's text as compared for "the same `new game` twice": line endings, runs of
+    spaces and blank lines do not count."""
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    lines = (re.sub(r"[^\S\n]+", " ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)

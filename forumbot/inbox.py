@@ -60,7 +60,8 @@ class Inbox:
             return
         commands = parse_pm(row.body)
         if not commands:
-            self._no_command(row)
+            if not self.players.pm_hint(row, self.games_of(row.author, hosts=False), at):
+                self._no_command(row)  # (an almost-command gets its "did you mean" instead)
             return
         if all(c.verb == "help" for c in commands):
             tags = game_tags(row.subject, row.body)
@@ -135,18 +136,18 @@ class Inbox:
                 return
             out = Outgoing(key=f"fwd:{self.forum.name}:{row.ext_id}", kind="pm", to=g.host,
                            subject=subject("forwarded", g.tag, sender=row.author),
-                           body=ops.forwarded(g.tag, row.author, row.body))
+                           body=words.forwarded(g.tag, row.author, row.body, self.book.markup))
             store.enqueue(out, g.id, at_or_now(row, self.clock))
             self.answers.reply(row, g, words.passed_to_host(g.tag), 0)
             return
         if not self.people.known(row.author):
-            self._pointer(row)
+            self.to_stranger(row, ops.pointer(self.book.markup))
             return
         self.answers.reply(row, None, words.no_command(self.book.markup), 0)
 
-    def _pointer(self, row: Inbound) -> None:
-        """A stranger's message with no command: one pointer to HELP a day, no more, and
-        none for mail that waited unread over a day (a new bot's old inbox)."""
+    def to_stranger(self, row: Inbound, body: str) -> None:
+        """An answer to a stranger's message (a pointer to HELP, a message set aside): one a
+        day, no more, and none for mail that waited unread over a day (a new bot's old inbox)."""
         if (self.clock() - at_or_now(row, self.clock)).total_seconds() > POINTER_EVERY:
             return
         since = store.naive(at_or_now(row, self.clock) - timedelta(seconds=POINTER_EVERY))
@@ -155,5 +156,5 @@ class Inbox:
                 & (Outbox.to == row.author) & (Outbox.created_at > since)).exists():
             return
         out = Outgoing(key=f"pointer:{self.forum.name}:{row.ext_id}", kind="pm", to=row.author,
-                       subject=subject("reply"), body=ops.pointer(self.book.markup))
+                       subject=subject("reply"), body=body)
         store.enqueue(out, None, at_or_now(row, self.clock))

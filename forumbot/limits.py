@@ -31,7 +31,10 @@ RECHECK_LIMIT: int | None = None  # comments re-checked for edits in one cycle (
 RECHECK_AFTER = 30  # seconds before looking again for a post whose fate is unknown
 STATUS_EVERY = 60  # seconds: at most one public STATUS answer per game in this time
 POINTER_EVERY = 86400  # seconds: a stranger gets at most one pointer to HELP in this time
-MAX_TRIES = 3  # a message that fails this often (not for the database) is set aside
+SAME_NEW_GAME_WITHIN = 86400  # seconds: the same `new game` PM again in this time names the first game
+MAX_TRIES = 2  # a message that raises this often (not for the database) is set aside: one retry,
+#               so that it holds the deadlines for one more cycle at most
+MESSAGE_CPU_SECONDS = 2.0  # CPU time one message may take; past it, it is set aside at once
 PM_RESEND_AFTER = 600  # seconds an uncertain PM waits for its look-up before it is sent again
 WAIT_NOTICE = 3600  # seconds a deadline may wait for the forum before the host is told
 UNREADABLE_NOTICE = 600  # seconds a game thread may go unread before its host is told

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from adapters.base import Forum, ForumError
 
@@ -78,7 +78,7 @@ class Moderator:
         self.inbox = Inbox(forum, clock, self.book, self.people, self.answers, self.players,
                            self.host, self.signups, self.clockwork)
         self.ingest = Ingest(forum, self.book, self.horizon, self.answers, lambda row: self._handle(row),
-                             self.inbox.games_of, clock)
+                             self.inbox.games_of, clock, tell_stranger=self.inbox.to_stranger)
         # Comments re-checked for edits in one cycle: what the forum reads in one request,
         # unless the bot's own limit is lower (read here, so that a test may change it).
         self.ingest.recheck_limit = min(RECHECK_LIMIT or forum.traits.recheck_batch, forum.traits.recheck_batch)
@@ -152,5 +152,8 @@ class Moderator:
         return not isinstance(result, Refusal)
 
     def next_deadline(self) -> datetime | None:
-        return self.clockwork.next_deadline()
+        """When the next deadline can close: its time, or later by as much as the forum's
+        clock is behind the bot's (it closes once the forum was read up to it)."""
+        due = self.clockwork.next_deadline()
+        return None if due is None else due + timedelta(seconds=self.horizon.behind)
 

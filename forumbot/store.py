@@ -168,20 +168,27 @@ MODELS = [Game, Event, Inbound, Outbox, Signup, Cursor, Info]
 
 def connect(url: str):
     """Open the database at `url`, create the tables, add the columns an older database lacks
-    and give a new database its secret. SQLite gets WAL mode and IMMEDIATE transactions."""
+    and give a new database its secret. SQLite gets WAL mode and IMMEDIATE transactions.
+    An error's text never holds the URL's password."""
     global _secret_cache
     _secret_cache = None
-    if url.startswith("sqlite"):
-        database = db_connect(url, pragmas={"journal_mode": "wal", "foreign_keys": 1,
-                                            "busy_timeout": 5000, "synchronous": "normal"},
-                              lock_type="IMMEDIATE")
-    else:
-        database = db_connect(url)
-    db.initialize(database)
-    database.connect(reuse_if_open=True)
-    database.create_tables(MODELS, safe=True)
-    _add_missing_columns(database)
-    _load_secret()
+    try:
+        if url.startswith("sqlite"):
+            database = db_connect(url, pragmas={"journal_mode": "wal", "foreign_keys": 1,
+                                                "busy_timeout": 5000, "synchronous": "normal"},
+                                  lock_type="IMMEDIATE")
+        else:
+            database = db_connect(url)
+        db.initialize(database)
+        database.connect(reuse_if_open=True)
+        database.create_tables(MODELS, safe=True)
+        _add_missing_columns(database)
+        _load_secret()
+    except Exception as e:  # a driver may quote the URL: no password in what is shown or logged
+        from .masking import scrub
+
+        scrub(e)
+        raise
     return database
 
 
@@ -221,21 +228,29 @@ def close() -> None:
 
 # -- the database's secret ---------------------------------------------------------------
 
-_secret_cache: tuple[object, str, int] | None = None  # (the database object, its secret, keyed_from)
+_secret_cache: tuple[object, str, int, int] | None = None  # (the database object, its secret, keyed_from, checked_from)
 
 
-def _load_secret() -> tuple[str, int]:
-    """The secret, and the last outbox item made before it (a database of a version without
-    secrets: its items keep the unkeyed markers they went out with)."""
+def _load_secret() -> tuple[str, int, int]:
+    """The secret, the last outbox item made before it (a database of a version without
+    secrets: its items keep the unkeyed markers they went out with), and the last one made
+    before markers carried their check (those keep the plain keyed token)."""
     row = Info.get_or_none(Info.name == "secret")
     if row is None:  # a new database; of two processes racing here the first insert wins
         with db.atomic():
             before = Outbox.select(fn.MAX(Outbox.id)).scalar() or 0
             Info.insert(name="keyed_from", value=str(before)).on_conflict_ignore().execute()
+            Info.insert(name="checked_from", value=str(before)).on_conflict_ignore().execute()
             Info.insert(name="secret", value=_secrets.token_hex(16)).on_conflict_ignore().execute()
         row = Info.get(Info.name == "secret")
+    checked = Info.get_or_none(Info.name == "checked_from")
+    if checked is None:  # a database of a version whose markers had no check: its items keep theirs
+        with db.atomic():
+            before = Outbox.select(fn.MAX(Outbox.id)).scalar() or 0
+            Info.insert(name="checked_from", value=str(before)).on_conflict_ignore().execute()
+        checked = Info.get(Info.name == "checked_from")
     keyed = Info.get_or_none(Info.name == "keyed_from")
-    return row.value, int(keyed.value) if keyed is not None else 0
+    return row.value, int(keyed.value) if keyed is not None else 0, int(checked.value)
 
 
 def secret() -> str:
@@ -244,30 +259,44 @@ def secret() -> str:
     return _secret_and_start()[0]
 
 
-def _secret_and_start() -> tuple[str, int]:
+def _secret_and_start() -> tuple[str, int, int]:
     global _secret_cache
     cached = _secret_cache
     if cached is not None and cached[0] is db.obj:
-        return cached[1], cached[2]
-    value, keyed_from = _load_secret()
-    _secret_cache = (db.obj, value, keyed_from)
-    return value, keyed_from
+        return cached[1], cached[2], cached[3]
+    value, keyed_from, checked_from = _load_secret()
+    _secret_cache = (db.obj, value, keyed_from, checked_from)
+    return value, keyed_from, checked_from
 
 
 def item_token(item: "Outbox") -> str:
-    """The marker token an outbox item goes out with: keyed (marker_token), or "" for an item
-    made before the database had its secret (an upgrade from a version without one), which
-    keeps the unkeyed marker it may already have gone out with, so that the look-up after an
-    uncertain failure still finds it."""
-    return "" if item.id <= _secret_and_start()[1] else marker_token(item.key)
+    """The marker token an outbox item goes out with: keyed and checked (marker_token); "" for
+    an item made before the database had its secret (an upgrade from a version without one),
+    which keeps the unkeyed marker it may already have gone out with, so that the look-up after
+    an uncertain failure still finds it; and the plain keyed token for one made before markers
+    carried their check."""
+    _, keyed_from, checked_from = _secret_and_start()
+    if item.id <= keyed_from:
+        return ""
+    return _keyed(item.key)[:16] if item.id <= checked_from else marker_token(item.key)
+
+
+def _keyed(text: str) -> str:
+    return hmac.new(secret().encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def marker_token(key: str, length: int = 16) -> str:
-    """HMAC-SHA256 of an outbox key under the database's secret, as `length` hex digits (16 to
-    64): what only this database's bot can put in a post's invisible marker."""
+    """An outbox key's mark under the database's secret, as `length` hex digits (16 to 64):
+    what only this database's bot can put in a post's invisible marker. HMAC-SHA256 of the key,
+    whose last CHECK digits are a check that only this database can make (outbox_reconcile
+    .our_token): the bot knows its markers even for items its database lacks (a restored backup)."""
     if not 16 <= length <= 64:
         raise ValueError("marker_token length must be 16 to 64")
-    return hmac.new(secret().encode(), key.encode("utf-8"), hashlib.sha256).hexdigest()[:length]
+    body = _keyed(key)[:length - CHECK]
+    return body + _keyed("check:" + body)[:CHECK]
+
+
+CHECK = 4  # hex digits of a marker token that check it: another database's pass once in 65,536
 
 
 # -- database trouble (forumbot/trouble.py; importable from here as before) --------------
@@ -365,11 +394,30 @@ def set_cursor(forum: str, cursor: dict, before: dict | None = None) -> None:
          .execute())
 
 
-def store_inbound(forum: str, messages: list) -> None:
+def storable(text: str) -> str:
+    """Text any database keeps: a forum's JSON may carry a NUL (PostgreSQL refuses it) or a
+    lone surrogate (no UTF-8 form): each becomes U+FFFD, so one odd message never stops the
+    inbox for everyone."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def store_inbound(forum: str, messages: list, read_at: datetime | None = None) -> None:
     """New messages (adapters.base.Inbound) into the inbox, in one statement each 200; one
-    stored already (the same forum id) is left as it is."""
-    rows = [{"forum": forum, "ext_id": m.id, "kind": m.kind, "author": m.author,
-             "subject": m.subject or "", "body": m.body, "thread": m.thread, "parent": m.parent,
-             "created": naive(m.created), "edited": m.edited, "origin": m.origin} for m in messages]
+    stored already (the same forum id) is left as it is. A message counts at the forum's
+    stamp, capped at `read_at`, when the bot read it (variants.md, "The clock of a command"):
+    a forum clock ahead of the bot's never moves a command past a deadline it was read before."""
+    def counts_at(m) -> datetime:
+        return min(aware(m.created), aware(read_at)) if read_at is not None else aware(m.created)
+
+    rows = [{"forum": forum, "ext_id": storable(m.id), "kind": m.kind, "author": storable(m.author),
+             "subject": storable(m.subject or ""), "body": storable(m.body), "thread": m.thread and storable(m.thread),
+             "parent": m.parent and storable(m.parent),
+             "created": naive(counts_at(m)), "edited": m.edited, "origin": m.origin} for m in messages]
     for chunk in range(0, len(rows), 200):
         Inbound.insert_many(rows[chunk:chunk + 200]).on_conflict_ignore().execute()

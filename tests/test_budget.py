@@ -43,7 +43,7 @@ def test_a_busy_minute_slows_status_edits_never_the_game(db, clock):
         for _ in range(12):  # starting four games is more than a minute's budget
             clock.advance(seconds=61)
             mod.cycle()
-        tables.append(t.start())
+        tables.append(t.start(host=f"host{_g}"))  # (the same `new game` PM again would name G1)
     for _ in range(10):
         clock.advance(seconds=61)
         mod.cycle()

@@ -82,9 +82,29 @@ def deadline_waits(tag: str, due: datetime, why: str) -> str:
 def set_aside(tag: str, author: str, kind: str, created: datetime, m: Markup | None = None) -> str:
     m = m or Markdown()
     what = "comment" if kind == "comment" else "PM"
-    return (f"{tag}: I could not handle a {what} from {author} sent {stamp(created)}, after "
-            "several tries, and set it aside. If it held a command, please enter it with "
-            f"{m.code(f'RECORD {tag} {author} ...')}, or ask them to send it again.")
+    return (f"{tag}: I could not handle a {what} from {author} sent {stamp(created)}, and set it "
+            "aside: it changed nothing, and the deadlines no longer wait for it. If it held a "
+            f"command, please enter it with {m.code(f'RECORD {tag} {author} ...')}, or ask them to "
+            "send it again.")
+
+
+def not_handled(kind: str, created: datetime, tag: str | None, host: str | None) -> str:
+    """To the sender of a message that was set aside: nothing of why (no internals)."""
+    what = "comment" if kind == "comment" else "message"
+    ask = (f"please write to the host of {tag}, {host}, who can enter it for you" if tag and host
+           else "please write to the host of your game")
+    return (f"I could not handle your {what} of {stamp(created)}, so I set it aside: it "
+            f"changed nothing. If it held a command, {ask}.")
+
+
+def same_new_game(tag: str, link: str | None, m: Markup | None = None) -> str:
+    """To a host who sent the same `new game` PM again (a double click, a resend)."""
+    m = m or Markdown()
+    where = (f"It runs here: {link}" if link else
+             "Its thread is not open yet: I send you its link as soon as it is.")
+    return (f"You sent me this config already, and it started {tag}. {where} I did not start a "
+            "second game. To start another game with the same config, wait until this one has "
+            f"ended, or change its {m.code('title:')}.")
 
 
 def forwarded(tag: str, author: str, body: str) -> str:
