@@ -1,7 +1,8 @@
 """Intake: a player's parsed command -> the rules' command, or the words of why it cannot
 be. Pure: the game's state, the parsed text, the seat, the channel and the time in; nothing
 out but the answer. A rule module reads its own commands (`RulePlugin.reads`/`command`):
-intake asks each module of the table first, then reads the core's."""
+intake asks each module of the table first, then reads the core's. What a player typed and
+a refusal repeats (a name, a card) is marked `heard()`: the answer shows it as text."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -9,6 +10,8 @@ from functools import partial
 
 from .limits import TARGET_COMMANDS
 from .parsing import NameProblem, Parsed, resolve_name
+from .render import replies as words
+from .render.markup import heard
 from .rules.commands import (
     Choose,
     Command,
@@ -32,10 +35,10 @@ def command_for(state: GameState, parsed: Parsed, seat: str, via: str, at: datet
         cls = plugin_class(row)
         if cls.reads(state, parsed):
             if not row.on(state.config):
-                return f"{parsed.text} is not part of this game ({state.config.rules.title})."
+                return words.not_part_of_game(parsed.text, state.config.rules.title)
             return cls.command(state, parsed, seat, via, at, core)
     if parsed.more:  # a suffix no module of the table reads (cannot be: parsing knows them)
-        return f"{parsed.text} is not available in this game."
+        return words.not_available(parsed.text)
     return core(parsed)
 
 
@@ -47,13 +50,13 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
         for raw in parsed.names:
             name = seat_named(state, raw)
             if isinstance(name, NameProblem):
-                return name.message + " Nothing was changed. The right form: **PROPOSE: name, name**"
+                return problem(name) + " Nothing was changed. The right form: **PROPOSE: name, name**"
             team.append(name)
         public = None
         if parsed.extra:
             found = seat_named(state, parsed.extra)
             if isinstance(found, NameProblem):
-                return found.message + " Nothing was changed."
+                return problem(found) + " Nothing was changed."
             public = found
         command = Propose(at=at, author=seat, team=tuple(team), public=public)
     elif parsed.verb == "vote" and parsed.extra == "pass" and seat in state.actors \
@@ -67,16 +70,17 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
         for raw in parsed.names:
             typed = seat_named(state, raw)
             if isinstance(typed, NameProblem) and parsed.verb == "play" and not typed.candidates:
-                typed = raw  # PLAY may name a card (Prepare for the Future -> card): the card decides
+                typed = heard(raw)  # PLAY may name a card (Prepare for the Future -> card): the card decides
             if isinstance(typed, NameProblem):
-                return typed.message + " Nothing was changed."
+                return problem(typed) + " Nothing was changed."
             names.append(typed)
+        card = heard(parsed.extra)  # a card as typed: the rules find it, or repeat it as text
         if parsed.verb == "give":
-            command = GiveCard(at=at, author=seat, card=parsed.extra, target=names[0])
+            command = GiveCard(at=at, author=seat, card=card, target=names[0])
         elif parsed.verb == "take":
-            command = TakeCard(at=at, author=seat, card=parsed.extra, source=names[0])
+            command = TakeCard(at=at, author=seat, card=card, source=names[0])
         elif parsed.verb == "play":
-            command = PlayCard(at=at, author=seat, card=parsed.extra,
+            command = PlayCard(at=at, author=seat, card=card,
                                target=names[0] if names else None, choice=parsed.choice)
         elif parsed.verb == "proxy":
             command = ProxyVote(at=at, author=seat, target=names[0], choice=parsed.choice)
@@ -87,10 +91,10 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     elif parsed.verb in TARGET_COMMANDS:
         target = seat_named(state, parsed.names[0])
         if isinstance(target, NameProblem):
-            return target.message + " Nothing was changed."
+            return problem(target) + " Nothing was changed."
         command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=target)
     else:
-        return f"{parsed.text} is not available in this game."
+        return words.not_available(parsed.text)
     return command
 
 
@@ -104,6 +108,14 @@ def seat_named(state: GameState, raw: str) -> str | NameProblem:
     return found if isinstance(found, NameProblem) else seats[found]
 
 
+def problem(found: NameProblem) -> str:
+    """The words for a typed name that names no one (or several): what was typed is marked
+    `heard`, to be shown as text in the forum's markup."""
+    if found.candidates:
+        return words.ambiguous_name(found.name, found.candidates)
+    return words.no_such_player(found.name)
+
+
 def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] | str:
     """Typed names -> the ids of the seats they name, or the words of the first that is
     no one's."""
@@ -111,6 +123,6 @@ def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] |
     for raw in raws:
         name = seat_named(state, raw)
         if isinstance(name, NameProblem):
-            return name.message + " Nothing was changed."
+            return problem(name) + " Nothing was changed."
         out.append(name)
     return out

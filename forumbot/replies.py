@@ -12,6 +12,7 @@ from . import store
 from .basics import at_or_now
 from .games import GameBook
 from .limits import REPLIES_PER_AUTHOR, REPLY_WINDOW, STATUS_EVERY
+from .render.markup import shown_as_text
 from .render.ops import defuse
 from .render.posts import with_footer
 from .status import public_status
@@ -82,7 +83,9 @@ class Answers:
         if not self.people.hosts_any(row.author) and self.flooding(row):
             log.info("not answering %s: %d answers in %ds already", row.author, REPLIES_PER_AUTHOR, REPLY_WINDOW)
             return
-        text = defuse(text)  # it may quote what the sender wrote
+        # what a player typed (marked heard()) as text in the forum's markup; the rest defused,
+        # as it may quote what the sender wrote
+        text = shown_as_text(text, self.book.markup, around=defuse)
         key = key or f"re:{self.forum_name}:{row.ext_id}:{i}"
         tag = game.tag if game else None
         if row.kind == "comment" and not private:
@@ -92,7 +95,15 @@ class Answers:
             subject = f"{tag}: re: your message" if tag else "re: your message"
             body = with_footer(text, tag) if tag else text
             out = Outgoing(key=key, kind="pm", body=body, to=row.author, subject=subject)
+        if self.said_already(row, out):
+            return  # one message with several commands refused alike: the answer once
         store.enqueue(out, game.id if game else None, at_or_now(row, self.clock))
+
+    def said_already(self, row: Inbound, out: Outgoing) -> bool:
+        """Has this message had this very answer already (from the outbox, so a retried
+        message is answered as the first try was)?"""
+        return bool(Outbox.select().where(Outbox.key.startswith(f"re:{self.forum_name}:{row.ext_id}:")
+                                          & (Outbox.kind == out.kind) & (Outbox.body == out.body)).exists())
 
     def flooding(self, row: Inbound) -> bool:
         """Has this sender had REPLIES_PER_AUTHOR answers in the last REPLY_WINDOW seconds?"""

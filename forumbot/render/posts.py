@@ -44,7 +44,7 @@ from .host import (
     _replaced,
 )
 from .lady import _lady_opened, _lady_skipped, _lady_used
-from .markup import Markup, markup_for
+from .markup import Markup, markup_for, shown_as_text
 from .mission_cards import _mc_badge, _mc_done, _mc_drawn, _mc_follow, _mc_played, _mc_window
 from .opening import _opening, _role_pm, _spectator_pm
 from .ops import scrub, spoken
@@ -137,17 +137,20 @@ def _render_events(state: GameState, events: list[ev.Event], tag: str, markup: s
     openings = [msg for msg in out if msg.opening]
     post = [Message("post", "\n\n".join(public), priority=priority)] if public else []
     out = openings + post + [msg for msg in out if not msg.opening]
-    # A command in said() is bold in this markup; the two marks never reach a forum.
-    return [replace(msg, body=scrub(spoken(msg.body, m, literal=False)), subject=scrub(msg.subject),
-                    title=scrub(msg.title)) for msg in out]
+    # What a player typed (heard()) is text, a command in said() is bold in this markup; no
+    # mark reaches a forum.
+    return [replace(msg, body=scrub(spoken(shown_as_text(msg.body, m), m, literal=False)),
+                    subject=scrub(shown_as_text(msg.subject, m)), title=scrub(shown_as_text(msg.title, m)))
+            for msg in out]
 
 
 def render_refusal(refusal: Refusal, tag: str | None, markup: str | Markup = "markdown") -> str:
-    """A refusal, in the forum's markup: the commands it shows, written `said(...)` by the
-    rules (or, the old way, `**...**`), are in this markup's bold."""
+    """A refusal, in the forum's markup: what a player typed and the rules repeat (a card or a
+    name intake marked heard()) is shown as text; the commands it shows, written `said(...)`
+    by the rules (or, the old way, `**...**`), are in this markup's bold."""
     m = markup_for(markup)
     prefix = f"{tag}: " if tag else ""
     text = f"{prefix}{refusal.reason}"
     if refusal.hint:
         text += f" The right form: {refusal.hint}"
-    return scrub(spoken(text, m))
+    return scrub(spoken(shown_as_text(text, m), m))

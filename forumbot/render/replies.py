@@ -4,10 +4,11 @@ the forum's markup (`markup_for(forum.markup.value)`), so a BBCode forum never s
 or backticks. (Sign-ups: render/signups.py; the rules' refusals: render_refusal.)"""
 from __future__ import annotations
 
-from .markup import Markdown, Markup
+from .markup import Markdown, Markup, heard
 
 MD: Markup = Markdown()
 __all__ = ["MD", "Markup"]
+FORWARD_LIMIT = 5000  # characters of a PM passed on to the host
 
 
 # --- routing: which game, and whom the bot answers ----------------------------------------
@@ -49,6 +50,23 @@ def edit_ignored() -> str:
 
 
 # --- a player's command ---------------------------------------------------------------------
+
+def no_such_player(typed: str) -> str:
+    """A typed name that names no seat (what the player typed is shown as text)."""
+    return f"'{heard(typed)}' is not a player in this game."
+
+
+def ambiguous_name(typed: str, candidates: tuple[str, ...] | list[str]) -> str:
+    return f"'{heard(typed)}' could be {', '.join(heard(c) for c in candidates)}: write more of the name."
+
+
+def not_part_of_game(typed: str, title: str) -> str:
+    return f"{heard(typed)} is not part of this game ({title})."
+
+
+def not_available(typed: str) -> str:
+    return f"{heard(typed)} is not available in this game."
+
 
 def this_game_over() -> str:
     return "This game is over."
@@ -109,8 +127,8 @@ def pause_form(tag: str, timezone: str, m=MD) -> str:
             f"{m.code(f'PAUSE {tag} UNTIL 2026-12-05 18:00')} (in {timezone})")
 
 
-def extend_form(tag: str, example: str = "6h", m=MD) -> str:
-    return f"EXTEND needs a duration. The right form: {m.code(f'EXTEND {tag} {example}')}"
+def extend_form(tag: str, example: str = "6h", m=MD, most: str = "30d") -> str:
+    return f"EXTEND needs a duration of at most {most}. The right form: {m.code(f'EXTEND {tag} {example}')}"
 
 
 def disqualify_form(problem: str, tag: str, m=MD) -> str:
@@ -162,6 +180,14 @@ def signups_open_note(tag: str, where: str, m=MD) -> str:
 def running_note(tag: str, where: str) -> str:
     return (f"Game {tag} is running: {where}\n\nThe roles have gone out by PM. Put {tag} in "
             "your PMs about this game.")
+
+
+def forwarded(tag: str, author: str, body: str, m=MD) -> str:
+    """A PM with no command, passed on to the host: quoted line by line, each line as text
+    (a player's link, image, heading or marker never becomes the bot's)."""
+    lines = [m.text(line, limit=None) for line in body[:FORWARD_LIMIT].split("\n")]
+    quoted = "  \n".join("> " + line if line else ">" for line in lines)
+    return f"{tag}: {m.text(author)} wrote to the bot (no command in it):\n\n{quoted}"
 
 
 def undelivered(tag: str, kind: str, to: str | None, error: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from ..rules.config import Deadlines, Missed
 from ..rules.events import PlayerReplaced
@@ -35,13 +35,13 @@ def when(at: datetime, seconds: int | None, state: GameState | None = None) -> s
     """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone). The
     relative part counts from when the post is made, if render_events was told, since a
     command read late opens its phase at the time it was written, not when it is answered."""
-    from ..deadlines import aligned, stamp
+    from ..deadlines import aligned, clamped, stamp
     from ..status import relative
 
     if seconds is None:
         return "no deadline"
     config = state.config if state is not None else None
-    due = at + timedelta(seconds=seconds)
+    due = at + clamped(seconds)  # (a config stored before the bounds may say 9999999d)
     if config is not None:
         due = aligned(due, config)
     now = _NOW.get()
