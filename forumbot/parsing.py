@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .rules.commands import SAID_CLOSE, SAID_OPEN
@@ -22,26 +23,38 @@ _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad\u200e
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 _INDENTED_CODE = re.compile(r"^(?: {4}|\t).*$", re.M)
 _INLINE_CODE = re.compile(r"`+[^`\n]*`+")
-_MD_QUOTE = re.compile(r"^[ \t]*(>|&gt;).*$", re.M)
+# A line that starts with `>` is a quote, unless the `>` opens a Reddit spoiler (`>!text!<`,
+# closed on the same line): a spoiler is the player's own text.
+_MD_QUOTE = re.compile(r"^[ \t]*(?:>|&gt;)(?!!.*?!(?:<|&lt;)).*$", re.M)
 # The innermost quote (no other quote opens inside it), taken out again and again: a quote
 # inside a quote (Discourse nests them) must not end the outer one early.
-_BB_QUOTE = re.compile(r"\[quote(?:=[^\]]*)?\](?:(?!\[quote(?:=[^\]]*)?\]).)*?(\[/quote\]|\Z)", re.S | re.I)
+# (A tag's attributes are bounded and never given back, here and below: an unclosed
+# `[quote=` or `<b ` repeated would make every one of them scan to the end of the text.)
+_BB_QUOTE = re.compile(r"\[quote(?:=[^\]]{0,200}+)?\](?:(?!\[quote(?:=[^\]]{0,200}+)?\]).)*?(\[/quote\]|\Z)",
+                       re.S | re.I)
 MAX_QUOTE_DEPTH = 20
-_BB_CODE = re.compile(r"\[code[^\]]*\].*?(\[/code\]|\Z)", re.S | re.I)
-_HTML_QUOTE = re.compile(r"<blockquote[^>]*>.*?(</blockquote>|\Z)", re.S | re.I)
-_HTML_CODE = re.compile(r"<(pre|code)[^>]*>.*?(</\1>|\Z)", re.S | re.I)
+_BB_CODE = re.compile(r"\[code[^\]]{0,200}+\].*?(\[/code\]|\Z)", re.S | re.I)
+_HTML_QUOTE = re.compile(r"<blockquote[^>]{0,200}+>.*?(</blockquote>|\Z)", re.S | re.I)
+_HTML_CODE = re.compile(r"<(pre|code)[^>]{0,200}+>.*?(</\1>|\Z)", re.S | re.I)
 _STYLE_TAGS = re.compile(
-    r"\[/?(?:color|colour|size|font|i|u|s)(?:=[^\]]*)?\]|</?(?:span|font|em|i|u|s)(?:\s[^>]*)?>",
+    r"\[/?(?:color|colour|size|font|i|u|s)(?:=[^\]]{0,200}+)?\]|</?(?:span|font|em|i|u|s)(?:\s[^>]{0,200}+)?>",
     re.I,
 )
-_BOLD = re.compile(
-    r"\*\*(?P<a>.+?)\*\*|(?<![\w])__(?P<b>.+?)__(?![\w])|\[b\](?P<c>.*?)\[/b\]"
-    r"|<(?:b|strong)(?:\s[^>]*)?>(?P<d>.*?)</(?:b|strong)>",
-    re.S | re.I,
+# Bold in the markups: (opener, closer, the least content). A pair is an opener and the
+# nearest closer of its kind after it, leftmost first, as the regex alternation
+# `\*\*(.+?)\*\*|(?<!\w)__(.+?)__(?!\w)|\[b\](.*?)\[/b\]|<b ...>(.*?)</b>` reads them (`_pairs`).
+_BOLD_KINDS = (
+    (re.compile(r"\*\*"), re.compile(r"\*\*"), 1),
+    (re.compile(r"(?<![\w])__"), re.compile(r"__(?![\w])"), 1),
+    (re.compile(r"\[b\]", re.I), re.compile(r"\[/b\]", re.I), 0),
+    (re.compile(r"<(?:b|strong)(?:\s[^>]{0,200}+)?>", re.I), re.compile(r"</(?:b|strong)>", re.I), 0),
 )
+_UNDERSCORE_KIND = _BOLD_KINDS[1:2]
+_BOLD_OPEN = re.compile(r"\*\*|__|\[b\]|<(?:b|strong)", re.I)
 # Bounded so that an enormous comment costs bounded work.
 MAX_TEXT = 20_000
 MAX_COMMANDS = 20
+MAX_SUFFIXES = 8  # `; PUBLIC: x` and the modules' suffixes after one PROPOSE
 
 
 def normalize(text: str) -> str:
@@ -64,12 +77,30 @@ def bold_spans(text: str) -> list[str]:
     """The bold spans that count, in order, from any of the three markups."""
     text = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
     spans = []
-    for m in _BOLD.finditer(text):
-        span = next(g for g in m.groups() if g is not None)
-        span = " ".join(span.replace("*", " ").split())
+    for start, end in _pairs(text, _BOLD_KINDS):
+        span = " ".join(text[start:end].replace("*", " ").split())
         if span:
             spans.append(span)
     return spans
+
+
+def _pairs(text: str, kinds: tuple) -> Iterator[tuple[int, int]]:
+    """Where the content of each pair of `kinds` starts and ends, left to right. Not one
+    regex: a regex tries each opener that has no closer against the whole rest of the text
+    (3 s for 20,000 characters of `[b]`); here a closer not found is not looked for again."""
+    none_after = [len(text) + 1] * len(kinds)  # no closer of kind k starts at or after this
+    pos = 0
+    while m := _BOLD_OPEN.search(text, pos):
+        pos = m.start() + 1
+        for k, (opener, closer, least) in enumerate(kinds):
+            if (o := opener.match(text, m.start())) is None or o.end() + least >= none_after[k]:
+                continue
+            if (c := closer.search(text, o.end() + least)) is None:
+                none_after[k] = o.end() + least
+                continue
+            yield o.end(), c.start()
+            pos = c.end()
+            break
 
 
 # --- commands ------------------------------------------------------------------------
@@ -88,18 +119,19 @@ class Parsed:
 
 
 _GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
-_PROPOSE = re.compile(r"^(?:PROPOSE|TEAM)\s*:?\s*(?P<names>.*)$", re.I | re.S)
+# Each command word ends at a word's end: `Teamwork`, `Players` and `Shooting` are talk.
+_PROPOSE = re.compile(r"^(?:PROPOSE|TEAM)\b\s*:?\s*(?P<names>.*)$", re.I | re.S)
 _VOTE = re.compile(r"^(?:VOTE\s*:?\s*)?(?P<crit>CRITICAL\s+)?(?P<v>APPROVE|REJECT|ABSTAIN)[.!]*$", re.I)
 _ORDER = re.compile(r"^(?:ORDER\s*:?\s*)?(?P<o>SUPPORT|SABOTAGE|SUCCESS|FAIL)[.!]*$", re.I)
 _ARROW = r"\s*(?:->|→|=>|>|\bto\b)\s*"
-_GIVE = re.compile(rf"^GIVE\s*:?\s*(?P<card>.+?){_ARROW}(?P<name>\S+)\s*$", re.I)
-_PLAY = re.compile(rf"^PLAY\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>.+?)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
-_TAKE = re.compile(r"^TAKE\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
-_PROXY = re.compile(r"^PROXY\s*:?\s*(?P<name>\S+)\s+(?P<vote>APPROVE|REJECT)\s*$", re.I)
-_CHOOSE = re.compile(r"^CHOOSE\s*:?\s*(?P<name>\S+)\s*$", re.I)
+_GIVE = re.compile(rf"^GIVE\b\s*:?\s*(?P<card>.+?){_ARROW}(?P<name>\S+)\s*$", re.I)
+_PLAY = re.compile(rf"^PLAY\b\s*:?\s*(?P<card>.+?)(?:{_ARROW}(?P<name>.+?)(?:\s+(?P<vote>APPROVE|REJECT))?)?\s*$", re.I)
+_TAKE = re.compile(r"^TAKE\b\s*:?\s*(?P<card>.+?)\s+FROM\s+(?P<name>\S+)\s*$", re.I)
+_PROXY = re.compile(r"^PROXY\b\s*:?\s*(?P<name>\S+)\s+(?P<vote>APPROVE|REJECT)\s*$", re.I)
+_CHOOSE = re.compile(r"^CHOOSE\b\s*:?\s*(?P<name>\S+)\s*$", re.I)
 # The Assassin's one-name shot is read here, after the modules' words: the lovers' two-name
 # shot (rules/lovers.py) must be tried first, and the table tries the Assassin's module first.
-_TARGET = re.compile(r"^(?:ASSASSINATE|SHOOT)\s*:?\s*(?P<name>\S+)\s*$", re.I)
+_TARGET = re.compile(r"^(?:ASSASSINATE|SHOOT)\b\s*:?\s*(?P<name>\S+)\s*$", re.I)
 _WORD = re.compile(r"^(?P<w>STATUS|HELP|JOIN|LEAVE|PASS)[.!?]*$", re.I)
 _HOST = re.compile(
     r"^(?P<verb>EXTEND|CLOSE|PAUSE|RESUME|REPLACE|DISQUALIFY|ABORT|STATUS|SKIP|RECORD|SIGNUPS)"
@@ -123,7 +155,9 @@ def parse_command(span: str) -> Parsed | None:
         public = ""
         more: list[tuple[str, str]] = []
         suffix = _suffix_pattern()
-        while sm := suffix.search(body):
+        for _ in range(MAX_SUFFIXES):  # (more is no proposal: what is left is refused as names)
+            if not (sm := suffix.search(body)):
+                break
             key, value = sm.group(1).lower(), sm.group(2)
             if key == "public":
                 public = value
@@ -204,18 +238,30 @@ def parse_comment(text: str) -> list[Parsed]:
 
 
 _LINE_BOLD = re.compile(r"\*\*|\[/?b\]|</?(?:b|strong)>", re.I)
-# __bold__ only as a pair around words: `__` inside or at the end of a name (bob__) is the name's.
-_LINE_UNDERSCORE_BOLD = re.compile(r"(?<![\w])__(.+?)__(?![\w])")
+
+
+def pm_lines(text: str) -> list[str]:
+    """The lines of a PM that may hold a command: bold taken off, quotes, code, empty lines
+    and a lone game tag left out."""
+    clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
+    lines = []
+    for line in clean.split("\n"):
+        line = _LINE_BOLD.sub("", line)
+        pieces, at = [], 0
+        # __bold__ only as a pair around words: `__` inside or at the end of a name (bob__) is the name's.
+        for start, end in _pairs(line, _UNDERSCORE_KIND):
+            pieces += [line[at:start - 2], line[start:end]]
+            at = end + 2
+        line = ("".join(pieces) + line[at:]).strip()
+        if line and not _GAME_TAG.fullmatch(line.strip(" .:")):
+            lines.append(line)
+    return lines
 
 
 def parse_pm(text: str) -> list[Parsed]:
     """The commands in a PM: one a line, bold optional, quotes and code ignored."""
-    clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
     found = []
-    for line in clean.split("\n"):
-        line = _LINE_UNDERSCORE_BOLD.sub(r"\1", _LINE_BOLD.sub("", line)).strip()
-        if not line or _GAME_TAG.fullmatch(line.strip(" .:")):
-            continue
+    for line in pm_lines(text):
         if (p := parse_command(line)) is None:
             # "G12 APPROVE" and "APPROVE G12": a tag beside a command is a routing hint
             p = parse_command(_GAME_TAG.sub(" ", line)) if _GAME_TAG.search(line) else None
@@ -232,8 +278,21 @@ def game_tags(*texts: str) -> set[int]:
     """The game numbers named by tags such as G12."""
     tags: set[int] = set()
     for t in texts:
-        tags.update(int(m) for m in _GAME_TAG.findall(normalize(t or "")))
+        tags.update(game_number(m) for m in _GAME_TAG.findall(normalize(t or "")))
     return tags
+
+
+MAX_TAG_DIGITS = 9  # no game number is longer; a longer one names no game (and is never an int past 64 bits)
+
+
+def game_number(digits: str) -> int:
+    """The game a tag's digits name: 0, which no game has, for more digits than any game has."""
+    return int(digits) if len(digits) <= MAX_TAG_DIGITS else 0
+
+
+def tag_shown(digits: str) -> str:
+    """A tag as the bot repeats it: a tag too long to name a game is shortened."""
+    return f"G{digits}" if len(digits) <= MAX_TAG_DIGITS else f"G{digits[:MAX_TAG_DIGITS]}\u2026"
 
 
 # --- names ---------------------------------------------------------------------------
