@@ -245,7 +245,13 @@ def acquire(url: str) -> BotLock:
         path = sqlite_path(url)
         return BotLock() if path is None else FileLock(path + ".lock")
     if scheme.startswith(("postgres", "psycopg")):
-        return AdvisoryLock(url)
+        try:
+            return AdvisoryLock(url)
+        except Exception as e:  # a driver may quote the URL: no password in its text
+            from .masking import scrub
+
+            scrub(e)
+            raise
     raise ValueError(f"cannot take the bot lock on a {scheme} database")
 
 

@@ -137,10 +137,14 @@ def main(argv: list[str] | None = None) -> int:
 # --- settings and the database ---------------------------------------------------------------
 
 
-def _one_line(e: BaseException) -> str:
+def _one_line(e: BaseException, limit: int = 500) -> str:
+    """An error's text in one line, without credentials (a driver may quote the URL)."""
     import re
 
-    text = re.sub(r"\s+", " ", str(e)).strip()
+    from .masking import masked_text
+
+    text = masked_text(re.sub(r"\s+", " ", str(e)).strip())
+    text = text if len(text) <= limit else text[:limit - 1] + "…"
     return text or type(e).__name__
 
 
@@ -207,18 +211,20 @@ def short_error(text: str) -> str:
 def database_problem(url: str, must_exist: bool = False) -> str | None:
     """What is wrong with an SQLite database's place, before anything is made there."""
     from .botlock import sqlite_path
+    from .masking import masked
 
     if not url.lower().startswith("sqlite"):
         return None
+    shown = masked(url)
     try:
         path = sqlite_path(url)
     except Exception as e:
-        return f"[database] url = {url}: {_one_line(e)}"
+        return f"[database] url = {shown}: {_one_line(e)}"
     if path is None:
         return None
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
-        return (f"the folder {folder} does not exist ([database] url = {url}); create it, "
+        return (f"the folder {folder} does not exist ([database] url = {shown}); create it, "
                 "or change the url")
     if must_exist and not os.path.exists(path):
         return (f"there is no database at {path}: the bot has not run here yet (run it in the "
@@ -265,7 +271,9 @@ def _run(args) -> int:
             failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
             if failed:
                 hint = " (`forumbot doctor` checks the settings)" if settings.forum != "local" else ""
-                print(f"run: the cycle did not get through: {short_error(failed[0])}{hint}",
+                from .masking import masked_text
+
+                print(f"run: the cycle did not get through: {masked_text(short_error(failed[0]))}{hint}",
                       file=sys.stderr)
                 return 1
             return 0
@@ -302,11 +310,12 @@ def _demo(args) -> int:
 def _export(args) -> int:
     from . import store
     from .export import export_game
+    from .parsing import game_number
 
     if _settings_and_store(args, must_exist=True) is None:
         return 2
     tag = args.game.strip().upper().removeprefix("G")
-    game = store.Game.get_or_none(store.Game._meta.primary_key == int(tag)) if tag.isdigit() else None
+    game = store.Game.get_or_none(store.Game._meta.primary_key == game_number(tag)) if tag.isdigit() else None
     if game is None:
         print(f"export: no game {args.game}", file=sys.stderr)
         return 1
@@ -333,10 +342,13 @@ def _check(args) -> int:
     if text is None:
         return 2
     cfg, problems = parse_config(text, host="(host)", bot_name=bot_name)
+    listed = 20  # problems listed; the rest counted (as the bot's answer does)
     if problems:
         print(f"{args.file}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:")
-        for p in problems:
+        for p in problems[:listed]:
             print(f"  {p.key}: {p.message}")
+        if len(problems) > listed:
+            print(f"  ... and {len(problems) - listed} more; fix these first.")
         return 1
     if cfg.players:
         table = f"{len(cfg.players)} players"

@@ -6,8 +6,12 @@ let go at once. The forum's own checks live in its adapter (adapters/reddit_chec
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass
+
+from .masking import masked, masked_text
+from .settings import shown as shorter
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
 MARK = {OK: "ok  ", FAIL: "FAIL", WARN: "warn", SKIP: "skip"}
@@ -35,9 +39,9 @@ def doctor(settings_path: str | None = None, out=None) -> int:
             break
         except Exception as e:  # a check that broke is a failed check, in one line
             check = Check(FAIL, "doctor", f"a check stopped: {type(e).__name__}: "
-                          f"{' '.join(str(e).split()) or 'no message'}")
+                          f"{shorter(str(e), 300) or 'no message'}")
             found = iter(())
-        print(check.line(), file=out, flush=True)
+        print(masked_text(check.line()), file=out, flush=True)  # (the settings' secrets too)
         failed = failed or check.status == FAIL
     if failed:
         print("Some checks failed: fix those settings and run `forumbot doctor` again.", file=out)
@@ -56,7 +60,12 @@ def checks(settings_path: str | None = None):
         yield Check(FAIL, "settings", str(e))
         return
     where = s.path or "no settings file (the defaults)"
-    yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {s.database_url}")
+    yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {masked(s.database_url)}")
+    if s.path:
+        yield from _file_mode(s.path)
+    for key in s.unknown:  # (a misspelt key is otherwise silently left at its default)
+        yield Check(WARN, "settings", f"{shorter(key)} is not a setting: it is ignored (settings.example.ini "
+                    "has them all)")
     missing = forum_problems(s)
     adapter = ADAPTERS[s.forum]
     if missing:
@@ -101,6 +110,17 @@ def _forum(s, adapter, threads: list[str]):
         yield Check(status, name, detail)
 
 
+def _file_mode(path: str):
+    """A settings file that other users may read gives its secrets away: warn."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
+        yield Check(WARN, "settings file", f"{path} can be read by other users (mode {stat.S_IMODE(mode):04o}), "
+                    f"and it holds the passwords: chmod 600 {path}")
+
+
 # --- the database -----------------------------------------------------------------------------
 
 
@@ -110,6 +130,7 @@ def _database(s):
     from .cli import _one_line, database_problem
 
     url = s.database_url
+    shown = masked(url)
     problem = database_problem(url)
     if problem:
         yield Check(FAIL, "database", problem)
@@ -122,7 +143,7 @@ def _database(s):
                     "service, doctor is only telling you that it runs)")
         lock = None
     except Exception as e:
-        yield Check(FAIL, "database", f"{url}: {_one_line(e)}")
+        yield Check(FAIL, "database", f"{shown}: {_one_line(e)}")
         yield Check(SKIP, "bot lock", "not checked: the database cannot be reached")
         return
     else:
@@ -131,18 +152,18 @@ def _database(s):
         try:
             store.connect(url)
         except Exception as e:
-            yield Check(FAIL, "database", f"{url} does not open: {_one_line(e)}")
+            yield Check(FAIL, "database", f"{shown} does not open: {_one_line(e)}")
             return
         try:
             with store.db.atomic() as tx:  # a write, taken back
                 store.set_cursor("doctor#check", {"writable": True})
                 tx.rollback()
         except Exception as e:
-            yield Check(FAIL, "database", f"{url} opens but cannot be written: {_one_line(e)}")
+            yield Check(FAIL, "database", f"{shown} opens but cannot be written: {_one_line(e)}")
             store.close()
             return
         games = store.Game.select().where(store.Game.status.in_(("running", "signup"))).count()
-        yield Check(OK, "database", f"{url} opens and is writable ({games} game"
+        yield Check(OK, "database", f"{shown} opens and is writable ({games} game"
                     f"{'' if games == 1 else 's'} running)")
     finally:
         if lock is not None:

@@ -1,11 +1,13 @@
 """The bot's log on stderr: `[bot] log_level` and `log_format` (text, or one JSON object a
-line)."""
+line). Every line is masked: no password of a URL, no secret of the settings."""
 from __future__ import annotations
 
 import json
 import logging
 import sys
 from typing import Any
+
+from .masking import MaskingFilter
 
 
 class _Stderr(logging.StreamHandler):
@@ -30,7 +32,9 @@ class JsonFormatter(logging.Formatter):
                .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                "level": record.levelname.lower(), "logger": record.name,
                "message": record.getMessage()}
-        if record.exc_info:
+        if record.exc_text:  # (the traceback as MaskingFilter left it)
+            out["error"] = record.exc_text
+        elif record.exc_info:
             out["error"] = self.formatException(record.exc_info)
         return json.dumps(out, ensure_ascii=False)
 
@@ -51,6 +55,7 @@ def configure_logging(level: str = "info", fmt: str = "text") -> None:
     handler: Any = _Stderr()
     handler._forumbot = True
     handler.addFilter(_routine)
+    handler.addFilter(MaskingFilter())  # no password or API key in any line, whoever logs it
     handler.setFormatter(JsonFormatter() if fmt == "json" else
                          logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     root.addHandler(handler)

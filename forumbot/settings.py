@@ -8,6 +8,15 @@ from dataclasses import dataclass, field
 from adapters import ADAPTERS
 
 from .deadlines import parse_duration
+from .masking import masked, masked_text, remember_secrets
+
+# The bounds of the [bot] numbers (a value outside is refused, naming the range).
+POLL_INTERVAL = (1, 86400)  # 1s to 1d
+OUTAGE_GRACE = (1, 30 * 86400)  # 1s to 30d
+WRITES_PER_MINUTE = (1, 1000)
+MAX_SETTINGS_BYTES = 1_000_000  # a settings file is a page of text, not a megabyte
+# Keys of an adapter's section whose values are secret: never printed, never logged.
+SECRET_KEYS = ("client_secret", "password", "refresh_token", "api_key")
 
 
 @dataclass
@@ -25,6 +34,19 @@ class Settings:
     log_level: str = "info"  # debug | info | warning | error
     log_format: str = "text"  # text | json (one object a line)
     path: str | None = None  # the file these came from (None: no settings file)
+    unknown: list[str] = field(default_factory=list)  # keys the bot does not know ("[bot] pol_interval")
+
+    def secrets(self) -> list[str]:
+        """Every secret these settings hold: the database password, API keys, passwords."""
+        from urllib.parse import parse_qs, unquote, urlsplit
+
+        out = [v for section in self.sections.values() for k, v in section.items() if k in SECRET_KEYS]
+        try:
+            url = urlsplit(self.database_url)
+            passwords = [url.password or ""] + parse_qs(url.query).get("password", [])
+        except ValueError:
+            passwords = []
+        return out + [p for password in passwords if password for p in (password, unquote(password))]
 
     def section(self, name: str | None = None) -> dict[str, str]:
         """An adapter's settings (the chosen forum's, by default)."""
@@ -53,6 +75,10 @@ def load_settings(path: str | None = None) -> Settings:
     # No interpolation: a value is taken as written (a password may hold a %).
     cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"), interpolation=None)
     try:
+        size = os.path.getsize(path)
+        if size > MAX_SETTINGS_BYTES:
+            raise SettingsError(f"settings file {path} is {size} bytes: a settings file is at most "
+                                f"{MAX_SETTINGS_BYTES} bytes (see settings.example.ini)")
         with open(path, encoding="utf-8-sig") as f:
             cp.read_file(f, source=path)
     except (OSError, UnicodeDecodeError) as e:
@@ -62,52 +88,68 @@ def load_settings(path: str | None = None) -> Settings:
                             "section header such as [bot] (see settings.example.ini)") from None
     except configparser.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise SettingsError(f"settings file {path} is not a valid INI file: {first}") from None
+        raise SettingsError(f"settings file {path} is not a valid INI file: {shown(first, 400)}") from None
     s.path = path
+    s.unknown = [f"[{name}] {key}" for name, keys in KNOWN_KEYS.items() if cp.has_section(name)
+                 for key in cp[name] if key not in keys and key not in cp.defaults()]
+    for name in ADAPTERS:  # (first: no message below may show a secret)
+        if name != "local" and cp.has_section(name):
+            s.sections[name] = {k: v.strip() for k, v in cp[name].items() if v.strip()}
+    if cp.has_section("database"):
+        s.database_url = cp["database"].get("url", s.database_url).strip() or s.database_url
+    remember_secrets(s.secrets())
     bot = cp["bot"] if cp.has_section("bot") else {}
     # With no `forum =`, the first forum whose section is there (local if none).
     default = next((name for name in ADAPTERS if name != "local" and cp.has_section(name)), "local")
     s.forum = bot.get("forum", default).strip() or "local"
     if s.forum not in ADAPTERS:
-        raise SettingsError(f"[bot] forum = {s.forum}: must be {_either(list(ADAPTERS))}")
+        raise SettingsError(f"[bot] forum = {shown(s.forum)}: must be {_either(list(ADAPTERS))}")
     adapter = ADAPTERS[s.forum]
-    try:
-        s.poll_interval = parse_duration(bot.get("poll_interval", "30s")) or 30
-    except ValueError as e:
-        raise SettingsError(f"[bot] poll_interval: {e}") from None
-    try:
-        grace = parse_duration(bot.get("outage_grace", "").strip() or "1h")
-    except ValueError as e:
-        raise SettingsError(f"[bot] outage_grace: {e}") from None
-    if grace is None:
-        raise SettingsError("[bot] outage_grace: must be a duration like 30m or 1h, not none")
-    s.outage_grace = grace
-    try:
-        s.writes_per_minute = int(bot.get("writes_per_minute", str(adapter.writes_per_minute)))
-        if s.writes_per_minute < 1:
-            raise ValueError
-    except ValueError:
-        raise SettingsError("[bot] writes_per_minute: must be a whole number of at least 1") from None
+    s.poll_interval = _duration(bot, "poll_interval", "30s", POLL_INTERVAL, "30s or 2m")
+    s.outage_grace = _duration(bot, "outage_grace", "1h", OUTAGE_GRACE, "30m or 1h")
+    low, high = WRITES_PER_MINUTE
+    written = bot.get("writes_per_minute", "").strip() or str(adapter.writes_per_minute)
+    if not (written.isascii() and written.isdigit() and len(written) <= 6 and low <= int(written) <= high):
+        raise SettingsError(f"[bot] writes_per_minute = {shown(written)}: must be a whole number "
+                            f"from {low} to {high}")
+    s.writes_per_minute = int(written)
     # a host as an operator may write one: alice, u/alice (Reddit), @alice (Discourse)
     s.hosts = {h.strip().removeprefix("u/").removeprefix("@") for h in bot.get("hosts", "").split(",") if h.strip()}
     s.log_level = (bot.get("log_level", "") or "info").strip().lower()
     if s.log_level not in LOG_LEVELS:
-        raise SettingsError(f"[bot] log_level = {s.log_level}: must be one of {', '.join(LOG_LEVELS)}")
+        raise SettingsError(f"[bot] log_level = {shown(s.log_level)}: must be one of {', '.join(LOG_LEVELS)}")
     s.log_format = (bot.get("log_format", "") or "text").strip().lower()
     if s.log_format not in ("text", "json"):
-        raise SettingsError(f"[bot] log_format = {s.log_format}: must be text or json")
-    if cp.has_section("database"):
-        s.database_url = cp["database"].get("url", s.database_url).strip() or s.database_url
-        check_database_url(s.database_url)
+        raise SettingsError(f"[bot] log_format = {shown(s.log_format)}: must be text or json")
+    check_database_url(s.database_url)
     if cp.has_section("local"):
         s.local_path = cp["local"].get("path", s.local_path)
         s.bot_name = cp["local"].get("bot_name", s.bot_name)
-    for name in ADAPTERS:
-        if name != "local" and cp.has_section(name):
-            s.sections[name] = {k: v.strip() for k, v in cp[name].items() if v.strip()}
     if adapter.bot_name_key:
         s.bot_name = s.section().get(adapter.bot_name_key, s.bot_name)
     return s
+
+
+def shown(value: str, limit: int = 60) -> str:
+    """A value as a message may show it: one line, at most `limit` characters, no credential."""
+    text = " ".join(masked_text(str(value)).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _duration(bot, key: str, default: str, bounds: tuple[int, int], like: str) -> int:
+    """A [bot] duration within its bounds (empty: the default)."""
+    from .deadlines import format_duration
+
+    low, high = bounds
+    written = bot.get(key, "").strip() or default
+    why = f"must be a duration from {format_duration(low)} to {format_duration(high)}, like {like}"
+    try:
+        seconds = parse_duration(written) if len(written) <= 20 else None
+    except ValueError:
+        seconds = None
+    if seconds is None or not low <= seconds <= high:
+        raise SettingsError(f"[bot] {key} = {shown(written)}: {why}")
+    return seconds
 
 
 def _either(names: list[str]) -> str:
@@ -115,6 +157,9 @@ def _either(names: list[str]) -> str:
 
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+KNOWN_KEYS = {"bot": ("forum", "poll_interval", "writes_per_minute", "outage_grace", "hosts", "log_level",
+                      "log_format"),
+              "database": ("url",), "local": ("path", "bot_name")}
 DATABASE_SCHEMES = ("sqlite", "sqlite+pool", "postgresql", "postgres", "postgresql+pool",
                     "postgres+pool", "postgresext", "postgresqlext", "postgresext+pool",
                     "postgresqlext+pool", "psycopg3", "psycopg3+pool")
@@ -122,15 +167,28 @@ DATABASE_SCHEMES = ("sqlite", "sqlite+pool", "postgresql", "postgres", "postgres
 
 def check_database_url(url: str) -> None:
     """A URL the store can open: SQLite or PostgreSQL, in peewee's db_url form."""
+    from urllib.parse import urlsplit
+
     scheme, sep, rest = url.partition("://")
     example = "sqlite:///forumbot.db or postgresql://user:password@host/dbname"
     if not sep or not scheme:
-        raise SettingsError(f"[database] url = {url}: not a database URL; write {example}")
+        raise SettingsError(f"[database] url = {shown(masked(url), 200)}: not a database URL; write {example}")
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise SettingsError(f"[database] url = {shown(masked(url), 200)}: a URL holds no spaces or control "
+                            f"characters (in a password, write a space as %20); write {example}")
     if scheme.lower() not in DATABASE_SCHEMES:
-        raise SettingsError(f"[database] url = {url}: {scheme} databases are not supported; "
-                            f"use SQLite or PostgreSQL: {example}")
+        raise SettingsError(f"[database] url = {shown(masked(url), 200)}: {shown(scheme, 30)} databases are not "
+                            f"supported; use SQLite or PostgreSQL: {example}")
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        port = -1
+    if port is not None and not 0 < port < 65536:
+        raise SettingsError(f"[database] url = {shown(masked(url), 200)}: the port (after the host and a colon) "
+                            "must be a number from 1 to 65535; a password that holds / # ? or @ is "
+                            "written %-encoded (/ as %2F)")
     if scheme.lower().startswith("sqlite") and not rest.startswith("/"):
-        raise SettingsError(f"[database] url = {url}: an SQLite URL has three slashes before a "
+        raise SettingsError(f"[database] url = {shown(masked(url), 200)}: an SQLite URL has three slashes before a "
                             "relative path (sqlite:///forumbot.db) and four before an absolute "
                             "one (sqlite:////var/lib/forumbot/forumbot.db)")
 
@@ -164,4 +222,4 @@ def make_forum(s: Settings, clock=None):
         raise
     except Exception as e:  # the adapter's (or its client library's) checks of its settings
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise SettingsError(f"[{s.forum}] {first}") from None
+        raise SettingsError(f"[{s.forum}] {shown(masked_text(first, s.secrets()), 300)}") from None
