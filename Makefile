@@ -19,8 +19,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2
 
+# The long sweeps, then three minutes of coverage-guided fuzzing per target (tests/fuzz/run.py;
+# skipped when atheris is not installed).
 test-long: $(STAMP)
 	$(PY) -m pytest -q -n 2 -m long
+	$(PY) tests/fuzz/run.py --seconds 180
 
 bench: $(STAMP)
 	$(PY) bench/engine.py
