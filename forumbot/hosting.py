@@ -193,7 +193,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             if ref and ref != "new":
                 thread = self.forum.thread_id(ref)
                 if thread is None:
-                    problems = [Problem(key, words.not_a_thread(ref))]
+                    problems = [Problem(key, words.not_a_thread(ref, self.book.markup))]
                     break
                 if key == "signup_thread":
                     break  # sign-ups first; the game's own thread comes at the start

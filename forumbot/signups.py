@@ -68,7 +68,7 @@ class Signups:
     def open(self, game: Game, at: datetime) -> None:
         cfg = game.game_config()
         game.status = "signup"
-        game.next_deadline = (store.naive(at + timedelta(seconds=cfg.deadlines.signup))
+        game.next_deadline = (store.naive(at + deadlines.clamped(cfg.deadlines.signup))
                               if cfg.deadlines.signup is not None else None)
         game.save()
         m = self.book.markup

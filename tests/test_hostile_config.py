@@ -360,3 +360,13 @@ def test_any_text_gets_a_game_or_short_inert_problems(text):
 @given(hostile_config())
 def test_many_hostile_configs(text):
     _check_hostile(text)
+
+
+def test_a_thread_that_is_no_thread_is_named_as_text(local_game):
+    """`thread:` with a link in it: the refusal names it inert, never as a live link."""
+    t = local_game()
+    _new_game(t, "mallory", BASE + 'thread: "[Official result](https://evil.example/x)"\n')
+    t.cycle()
+    answer = t.people.pms_to("mallory")[-1]
+    assert "is not a thread I can post in" in answer and "evil" in answer
+    assert "](https://evil.example" not in answer

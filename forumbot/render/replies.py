@@ -82,8 +82,8 @@ def hosts_only() -> str:
     return "Only the hosts this bot is set up for may start games."
 
 
-def not_a_thread(ref: str) -> str:
-    return f"{ref!r} is not a thread I can post in"
+def not_a_thread(ref: str, m=MD) -> str:
+    return f"{m.text(ref)} is not a thread I can post in"
 
 
 def no_new_threads() -> str:
