@@ -28,6 +28,7 @@ from .store import Outbox
 log = logging.getLogger("forumbot")
 
 LOOK_LIMIT = 100  # items looked for in vain, after which the unaccounted markers are let go
+CHECK_TRIES = 3  # flushes that try to read the bot's own posts before going on without the check
 KNOWN = 5000  # the newest outbox items whose tokens are compared with the forum's markers
 
 
@@ -45,6 +46,7 @@ class Reconcile:
     def __init__(self, forum: Forum):
         self.forum = forum
         self.checked = False
+        self.tries = 0  # failed reads of the bot's own posts
         self.unaccounted: set[str] = set()
         self.misses = 0
 
@@ -58,8 +60,9 @@ class Reconcile:
             return
         try:
             tokens = self.forum.own_marks()
-        except ForumError as e:  # (not tried again: a forum that cannot show them costs no more)
-            self.checked = True
+        except ForumError as e:  # tried again at the next flushes, CHECK_TRIES in all
+            self.tries += 1
+            self.checked = self.tries >= CHECK_TRIES
             log.warning("could not read the bot's own posts to check the database is not behind: %s", e)
             return
         ours = {t for t in tokens or () if our_token(t)}

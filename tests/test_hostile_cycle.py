@@ -79,12 +79,6 @@ def test_role_leaks_catches_a_player_beside_their_role(local_game):
 
 # Defects found by this fuzzer and not fixed yet, each with its reproducer test below
 # (xfail): the property excuses exactly these, so that it keeps guarding everything else.
-# D1: a comment or PM with several commands that are refused the same way (a non-player's,
-#     votes when no vote is open) gets the same answer once per command (up to the flood cap).
-KNOWN_REPEAT = False  # (D1 is fixed: Answers.said_already): identical answers to one message are checked too
-# D2: a game tag past SQLite's integers (G99999999999999999999) in a host command raises
-#     OverflowError in the game lookup: the message is retried, then set aside.
-KNOWN_HUGE_TAG: re.Pattern | None = None  # (D2 is fixed: parsing.game_number)
 # D5: a command that changes nothing is recorded again and told again: the leader proposing
 #     the team already proposed ("changes the proposal to" the same team, in public), a PM
 #     voting APPROVE twice ("your vote APPROVE is recorded" twice).
@@ -189,8 +183,7 @@ class Hostile:
         assert not self.slow, f"messages over their budget: {self.slow}"
         assert not [e for e in report.errors if e.startswith("database")], report.errors
         failed = [(r.ext_id, r.author, r.state, r.tries, r.note[:300]) for r in
-                  store.Inbound.select().where((store.Inbound.state == "error") | (store.Inbound.tries > 0))
-                  if not (KNOWN_HUGE_TAG and "OverflowError" in r.note and KNOWN_HUGE_TAG.search(r.body))]
+                  store.Inbound.select().where((store.Inbound.state == "error") | (store.Inbound.tries > 0))]
         assert not failed, f"messages that raised or were set aside: {failed}"
         new = [r for r in store.Outbox.select().where(store.Outbox.state == "posted") if r.id not in before]
         self._twice(new)
@@ -199,10 +192,6 @@ class Hostile:
     def _twice(self, new) -> None:
         keys = self.forum.keys_posted()
         assert not [k for k, n in Counter(keys).items() if n > 1], "an outbox key was posted twice"
-        if KNOWN_REPEAT:  # D1: answers to one message, one per command (keys re:<forum>:<message>:<i>)
-            new = [r for r in new if not r.key.startswith("re:")]
-        if KNOWN_HUGE_TAG:  # D2: the host's notices of messages set aside (any other set-aside fails above)
-            new = [r for r in new if ":set-aside:" not in r.key]
         public = Counter((r.kind, r.thread, r.reply_to, r.body) for r in new if r.kind != "pm"
                          and not (KNOWN_REPROPOSE and " changes the proposal to " in r.body))
         assert not [k for k, n in public.items() if n > 1], f"the same public post twice in a cycle: {public}"
@@ -271,7 +260,7 @@ def play_hostile(data, names: list[str], preset: str) -> None:
                 h.cycle()
                 h.cycle()  # what the first cycle queued behind a budget
                 h.check_public()
-                seen = [x for x in logs.seen if not (KNOWN_HUGE_TAG and "OverflowError('Python int too large" in x)]
+                seen = logs.seen
                 assert not seen, f"the bot logged tracebacks: {seen[:3]}"
                 h.clock.advance(hours=data.draw(st.sampled_from([0, 0, 1, 25, 49]), label="hours"))
         finally:
@@ -335,7 +324,7 @@ def test_a_player_name_yaml_reads_as_no_string_is_never_seated_as_another(name):
         assert any("quote" in p.message for p in problems), problems
 
 
-@pytest.mark.xfail(strict=False, reason="D5 (issue 21, item 13 report): the same proposal announced again")
+@pytest.mark.xfail(strict=True, reason="D5 (issue 21, item 13 report): the same proposal announced again")
 def test_proposing_the_same_team_again_posts_nothing_new(local_game):
     t = local_game()
     leader = t.state.shown(t.state.leader)
@@ -346,7 +335,7 @@ def test_proposing_the_same_team_again_posts_nothing_new(local_game):
     assert len(changed) == 1, changed
 
 
-@pytest.mark.xfail(strict=False, reason="D5 (issue 21, item 13 report): the same vote acknowledged again")
+@pytest.mark.xfail(strict=True, reason="D5 (issue 21, item 13 report): the same vote acknowledged again")
 def test_voting_the_same_twice_in_one_pm_is_acknowledged_once(local_game):
     t = local_game()
     t.propose()

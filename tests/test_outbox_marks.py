@@ -150,3 +150,50 @@ def test_being_behind_ends_once_every_marker_is_accounted_for(tmp_path, clock, f
         assert lookups() == looked and t.state.missions
     finally:
         store.close()
+
+
+def test_a_failed_read_of_the_bots_own_posts_is_tried_again_at_the_next_flushes(db):
+    """The forum errs at the first flush of a restored database's process: the check is not
+    given up at once (the next flushes read again, CHECK_TRIES in all), so one error cannot
+    let the restored database post again what the forum holds."""
+    from adapters.base import TransientError
+    from forumbot.outbox_reconcile import CHECK_TRIES, Reconcile
+
+    lost = store.marker_token("G1:result:1")  # a post of this database the outbox does not hold
+
+    class Flaky:
+        calls = 0
+
+        def own_marks(self):
+            self.calls += 1
+            if self.calls < CHECK_TRIES:
+                raise TransientError("503")
+            return [lost]
+
+    forum = Flaky()
+    check = Reconcile(forum)  # type: ignore[arg-type]
+    for _ in range(CHECK_TRIES - 1):
+        check.check()
+        assert not check.checked and not check.behind
+    check.check()
+    assert check.checked and check.behind and forum.calls == CHECK_TRIES
+    check.check()
+    assert forum.calls == CHECK_TRIES  # once read, never again in this process
+
+
+def test_a_forum_that_never_shows_the_bots_posts_costs_at_most_check_tries_reads(db):
+    from adapters.base import TransientError
+    from forumbot.outbox_reconcile import CHECK_TRIES, Reconcile
+
+    class Down:
+        calls = 0
+
+        def own_marks(self):
+            self.calls += 1
+            raise TransientError("503")
+
+    forum = Down()
+    check = Reconcile(forum)  # type: ignore[arg-type]
+    for _ in range(CHECK_TRIES + 5):
+        check.check()
+    assert forum.calls == CHECK_TRIES and check.checked and not check.behind
