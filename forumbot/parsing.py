@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .rules.commands import SAID_CLOSE, SAID_OPEN
 
@@ -34,7 +34,8 @@ _BB_QUOTE = re.compile(r"\[quote(?:=[^\]]{0,200}+)?\](?:(?!\[quote(?:=[^\]]{0,20
                        re.S | re.I)
 MAX_QUOTE_DEPTH = 20
 _BB_CODE = re.compile(r"\[code[^\]]{0,200}+\].*?(\[/code\]|\Z)", re.S | re.I)
-_HTML_QUOTE = re.compile(r"<blockquote[^>]{0,200}+>.*?(</blockquote>|\Z)", re.S | re.I)
+_HTML_QUOTE = re.compile(r"<blockquote[^>]{0,200}+>(?:(?!<blockquote[^>]{0,200}+>).)*?(</blockquote>|\Z)",
+                         re.S | re.I)  # (innermost first, as _BB_QUOTE: Discourse takes HTML quotes too)
 _HTML_CODE = re.compile(r"<(pre|code)[^>]{0,200}+>.*?(</\1>|\Z)", re.S | re.I)
 _STYLE_TAGS = re.compile(
     r"\[/?(?:color|colour|size|font|i|u|s)(?:=[^\]]{0,200}+)?\]|</?(?:span|font|em|i|u|s)(?:\s[^>]{0,200}+)?>",
@@ -64,7 +65,7 @@ def normalize(text: str) -> str:
 
 def strip_quotes_and_code(text: str) -> str:
     for pattern in (_FENCE, _BB_QUOTE, _BB_CODE, _HTML_QUOTE, _HTML_CODE):
-        for _ in range(MAX_QUOTE_DEPTH if pattern is _BB_QUOTE else 1):
+        for _ in range(MAX_QUOTE_DEPTH if pattern in (_BB_QUOTE, _HTML_QUOTE) else 1):
             text, n = pattern.subn("\n", text)
             if not n:
                 break
@@ -228,8 +229,8 @@ def parse_comment(text: str) -> list[Parsed]:
             p = parse_command(_GAME_TAG.sub(" ", span))
             if p is not None and p.verb.startswith("host:"):
                 p = None
-            if p is not None:
-                p = Parsed(p.verb, p.names, p.choice, p.extra, span)
+            if p is not None:  # (all of it: a module's `; EXCALIBUR: name` too)
+                p = replace(p, text=span)
         if p is not None:
             found.append(p)
         if len(found) >= MAX_COMMANDS:

@@ -75,6 +75,8 @@ def pm_game(row: Inbound, mine: Sequence[Game], sent_game: int | None,
         hits = [g for g in mine if g.id in tags]
         if len(hits) == 1:
             return hits[0]
+        if hits:  # several of the sender's own games named: never a guess, and not "not in"
+            return Refused(words.several_games([g.tag for g in hits], m))
         gone = _seat_gone(row.author, [(g, s) for g, s in replaced() if g.id in tags])
         return gone or Refused(words.not_in_tagged(sorted(tags)))
     if sent_game is not None and len(mine) > 1:  # a reply to a PM the bot sent about one of them

@@ -874,20 +874,38 @@ def test_doctor_names_what_is_wrong(fake):
     assert lines["site settings"][0] == "skip"
 
 
-NESTED = ('[quote="carol, post:5, topic:9"]\n[quote="bob, post:3, topic:9"]\nI vote **APPROVE**\n'
-          '[/quote]\nand me **REJECT**\n[/quote]\n\nmine: **APPROVE**')
+def nested_quote(depth: int, markup: str = "bbcode") -> str:
+    """A Discourse quote `depth` deep: each level quotes the one inside it, each voting
+    in bold (as the post it quotes did); the innermost says APPROVE, the others REJECT.
+    In BBCode (what Discourse's quote button writes) or in HTML (which its raw takes)."""
+    def quote(level, inner):
+        if markup == "html":
+            return f"<blockquote>\n{NAMES[level]} wrote:\n{inner}\n</blockquote>"
+        return f'[quote="{NAMES[level]}, post:{level + 2}, topic:9"]\n{inner}\n[/quote]'
+    text = "I vote **APPROVE**"
+    for level in range(1, depth):
+        text = quote(level, text) + "\nand me **REJECT**"
+    return quote(depth, text) + "\n"
 
 
-def _nested_quotes_ignored() -> bool:
-    from forumbot.parsing import parse_comment
-    return [c.choice for c in parse_comment(NESTED)] == ["approve"]
-
-
-@pytest.mark.xfail(not _nested_quotes_ignored(), strict=True,
-                   reason="forumbot/parsing.py: a quote inside a quote ends the outer one early, so bold "
-                   "text quoted from a quote counts (the fix is in the report of issue 15)")
-def test_bold_in_a_nested_bbcode_quote_is_not_a_command():
-    assert _nested_quotes_ignored()
+@pytest.mark.parametrize("markup", ["bbcode", "html"])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_bold_in_a_nested_quote_is_not_a_command(dtable, depth, markup):
+    """A vote quoted inside a quote is the quoted player's, at any depth: it never counts
+    for the one who quotes it, neither alone nor after a vote of their own."""
+    t = dtable()
+    t.propose()
+    quoted = nested_quote(depth, markup)
+    assert quoted.count("[quote=" if markup == "bbcode" else "<blockquote>") == depth
+    events, said = t.export()["events"], len(t.people.pms_to("carol"))
+    t.say("carol", f"Look what they said:\n\n{quoted}\nWell.")
+    t.cycle()
+    assert t.export()["events"] == events and "carol" not in t.state.votes
+    assert len(t.people.pms_to("carol")) == said
+    t.say("dave", f"Mine: **APPROVE**\n\n{quoted}\nthat is all")  # the quote's votes come last
+    t.vote_all(True, skip=("dave",))
+    votes = [b for b in t.people.thread(t.game.thread) if "| Player | Vote |" in b][-1]
+    assert "| dave | APPROVE |" in votes and "| REJECT |" not in votes, votes
 
 
 def test_bold_in_discourses_quotes_and_code_is_not_a_command():

@@ -1,0 +1,164 @@
+"""Tests with teeth for the parser (issue 22): what a player types in the thread or by PM,
+through whole bot cycles on the local forum, and what the game and the bot's posts show.
+Each test here fails with one of the parser mutants issue 22 found (or found since) applied
+to forumbot/parsing.py: a game tag beside a command, a host command in the thread, the cap
+of commands in one message, a module's suffix after a tagged PROPOSE, quotes and code."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from adapters.local import LocalForum
+from tests.driver import settle
+from tests.table import NAMES, LocalPeople, Table
+
+
+def said_to(t, author) -> list[str]:
+    """What the bot has said to `author`: PMs to them, and thread replies naming them."""
+    return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"u/{author}:")]
+
+
+def vote_row(t, name) -> str:
+    """`name`'s vote in the last closed vote's table, as the thread shows it."""
+    table = [b for b in t.people.thread(t.game.thread) if "| Player | Vote |" in b][-1]
+    return re.search(rf"^\| {name} \| (\w+) \|$", table, re.M).group(1)
+
+
+def close_the_vote(t, skip=()):
+    t.vote_all(True, skip=skip)
+    assert t.state.phase != "team_vote"
+
+
+# --- a game tag beside a command ------------------------------------------------------
+
+
+def test_a_game_tag_after_the_names_is_refused_as_a_name_not_taken_off(local_game):
+    """The tag goes before the command (`G1 PROPOSE: ...`); typed after the names, it is
+    read as one of them and refused: the bot must not guess which words were names."""
+    t = local_game()
+    tag = t.game.tag
+    events, said = t.export()["events"], len(said_to(t, "alice"))
+    t.say("alice", f"**PROPOSE: alice, bob {tag}**")
+    t.cycle()
+    new = said_to(t, "alice")[said:]
+    assert len(new) == 1 and f"'{tag}' is not a player in this game" in new[0] and "Nothing was changed" in new[0]
+    assert t.export()["events"] == events and t.state.phase == "proposal"
+    t.say("alice", f"**{tag} PROPOSE: alice, bob**")  # the tag before the command routes it
+    t.cycle()
+    assert t.state.phase == "team_vote" and list(t.state.team) == ["alice", "bob"]
+
+
+def test_a_host_command_in_the_thread_is_answered_by_pm_and_changes_nothing(local_game):
+    t = local_game()
+    t.propose()
+    tag = t.game.tag
+    events, said, posts = t.export()["events"], len(t.people.pms_to("host")), len(t.people.thread(t.game.thread))
+    t.say("host", f"**CLOSE {tag}**")
+    t.cycle()
+    new = t.people.pms_to("host")[said:]
+    assert len(new) == 1 and "host commands go by PM" in new[0] and f"**CLOSE {tag}**" in new[0], new
+    assert t.export()["events"] == events and t.state.phase == "team_vote"
+    assert len(t.people.thread(t.game.thread)) == posts + 1  # the host's own comment, no answer in public
+
+
+# --- at most 20 commands in one message ------------------------------------------------
+
+
+@pytest.mark.parametrize("via", ["thread", "pm"])
+def test_the_twentieth_command_of_a_message_counts_and_the_twenty_first_does_not(local_game, via):
+    """A message's commands count in order (the last vote wins), the first 20 only."""
+    t = local_game()
+    t.propose()
+
+    def send(author, words):
+        if via == "thread":
+            t.say(author, " ".join(f"**{w}**" for w in words))
+        else:
+            t.pm(author, "\n".join(words))
+    send("bob", ["APPROVE"] * 19 + ["REJECT"])  # the 20th: counted
+    send("carol", ["APPROVE"] * 20 + ["REJECT"])  # the 21st: not read
+    t.cycle()
+    close_the_vote(t, skip=("bob", "carol"))
+    assert (vote_row(t, "bob"), vote_row(t, "carol")) == ("REJECT", "APPROVE")
+    assert t.export()["votes"][0]["votes"] == {"alice": "approve", "bob": "reject", "carol": "approve",
+                                               "dave": "approve", "erin": "approve"}
+
+
+# --- a module's suffix after a tagged PROPOSE ---------------------------------------------
+
+
+def excalibur_table(db, clock) -> Table:
+    forum = LocalForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:7])
+    t.start(preset="avalon", extra="excalibur: true\nplot_cards: false\n")
+    settle(t, max_cycles=20)
+    assert t.state.phase == "proposal"
+    return t
+
+
+@pytest.mark.parametrize("form", ["thread", "thread, tagged", "pm, tagged"])
+def test_a_tagged_proposal_keeps_its_excalibur_holder_in_the_thread_as_by_pm(db, clock, form):
+    """`**G1 PROPOSE: a, b; EXCALIBUR: b**` in the thread names the holder as the same
+    words do untagged, or by PM (the tag taken off used to drop the module's part)."""
+    t = excalibur_table(db, clock)
+    s = t.state
+    leader, tag = s.shown(s.leader), t.game.tag
+    team = t.default_team()
+    holder = next(n for n in team if n != leader)
+    words = f"PROPOSE: {', '.join(team)}; EXCALIBUR: {holder}"
+    said, posts = len(said_to(t, leader)), len(t.people.thread(t.game.thread))
+    if form == "thread":
+        t.say(leader, f"**{words}**")
+    elif form == "thread, tagged":
+        t.say(leader, f"**{tag} {words}**")
+    else:
+        t.pm(leader, f"{tag} {words}", subject="my team")
+    settle(t, max_cycles=20)
+    assert said_to(t, leader)[said:] == []  # no refusal
+    assert t.state.phase == "team_vote" and list(t.state.team) == team
+    given = [e["data"] for e in t.export()["events"] if e["type"] == "excalibur_given"]
+    assert given == [{"holder": holder, "mission": 1, "proposal": 1}]
+    public = "\n".join(t.people.thread(t.game.thread)[posts:])
+    assert f"{leader} proposes **{', '.join(team)}** for mission 1." in public
+    assert f"**{holder}** holds **Excalibur** for this team." in public
+
+
+# --- what the markup around a command may be -----------------------------------------------
+
+
+def test_a_bold_italic_vote_counts_as_the_word_inside(local_game):
+    """`***APPROVE***` is bold and italic in Markdown: the vote, not a word with stars."""
+    t = local_game()
+    t.propose()
+    said = len(said_to(t, "bob")), len(said_to(t, "carol"))
+    t.say("bob", "***REJECT***")
+    t.say("carol", "I say **REJECT*** and that is all")
+    t.cycle()
+    assert (len(said_to(t, "bob")), len(said_to(t, "carol"))) == said  # no "did you mean", no refusal
+    close_the_vote(t, skip=("bob", "carol"))
+    assert (vote_row(t, "bob"), vote_row(t, "carol")) == ("REJECT", "REJECT")
+
+
+def test_a_pm_whose_lines_end_in_a_bare_carriage_return_reads_line_by_line(local_game):
+    """Some mail clients end lines with CR alone: each line is still one command."""
+    t = local_game()
+    t.propose()
+    t.pm("bob", "REJECT\rthanks, see you in the thread")
+    t.pm("carol", f"{t.game.tag}\r\nREJECT\r\n")
+    t.cycle()
+    close_the_vote(t, skip=("bob", "carol"))
+    assert (vote_row(t, "bob"), vote_row(t, "carol")) == ("REJECT", "REJECT")
+
+
+def test_a_tag_longer_than_any_game_number_names_no_game(local_game):
+    """G0000000001 is no way to write G1: ten digits name no game (none has that many)."""
+    t = local_game()
+    t.propose()
+    events, said = t.export()["events"], len(t.people.pms_to("bob"))
+    t.people.pm("bob", "G0000000001", "APPROVE")
+    t.people.pm("bob", "G" + "9" * 25, "APPROVE")
+    t.cycle()
+    new = t.people.pms_to("bob")[said:]
+    assert len(new) == 2 and all("You are not in a running game tagged" in m for m in new), new
+    assert t.export()["events"] == events and t.state.votes == {}
