@@ -1,0 +1,169 @@
+"""Mutation testing of the modules that keep the bot's promises (`make test-mutation`):
+
+    python tests/mutation/run.py               # mutate, run the fast tests against each mutant, report
+    python tests/mutation/run.py --report      # only the report of the last run (mutants/)
+    python tests/mutation/run.py --module forumbot/routing.py   # one module (its mutants only)
+
+mutmut (pinned in the test extra) makes the mutants and runs them; its settings are
+`[tool.mutmut]` in pyproject.toml: which modules, and which tests are the suite (the fast
+behaviour tests: golden logs and identity hashes are left out, because a mutant only they notice
+is not caught by a test of behaviour). This script prints, per module, the mutants, how many the
+tests killed, and every survivor as the one line it changes; then it exits 1 when a module's
+kill rate is under the target (90% of the mutants that change behaviour).
+
+What does not count as killed: a survivor, a mutant no test reaches, and a timeout (the tests
+hung: a hang is not a failing assertion). Mutants judged equivalent (no behaviour can tell
+them apart) are listed with the reason in `equivalent/<module>.toml` beside this file, keyed by
+the function and the line the mutant writes, and left out of the rate.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tomllib
+from collections import Counter, defaultdict
+from difflib import unified_diff
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HERE = pathlib.Path(__file__).resolve().parent
+TARGET = 0.90
+KILLED = {1, 3}  # a test failed (3: pytest's internal error, raised by the mutant)
+TIMEOUT = {24, -24, 36, 152, 255}
+
+
+def modules() -> list[str]:
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    return list(conf["only_mutate"])
+
+
+def equivalents() -> dict[tuple[str, str], str]:
+    """(function, the line the mutant writes) -> why no behaviour can tell it apart."""
+    found: dict[tuple[str, str], str] = {}
+    for path in sorted((HERE / "equivalent").glob("*.toml")):
+        for e in tomllib.loads(path.read_text()).get("mutant", []):
+            found[(e["function"], e["line"].strip())] = e["why"]
+    return found
+
+
+def run_mutmut(only: list[str], children: int) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "FORUMBOT_TEST_DATABASE_URL"}  # SQLite: no shared server
+    args = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
+    if only:  # mutmut takes mutant names with wildcards: a module's are all its functions' mutants
+        args += [m.removesuffix(".py").replace("/", ".") + ".*" for m in only]
+    return subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL).returncode
+
+
+def _functions(source: str) -> dict[str, str]:
+    """The mutated module's functions by name (mutmut writes `x_f__mutmut_orig` and `x_f__mutmut_N`)."""
+    import ast
+    lines = source.splitlines()
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "__mutmut_" in node.name:
+            found[node.name] = "\n".join(lines[node.lineno - 1:node.end_lineno])
+    return found
+
+
+def changed_line(functions: dict[str, str], key: str) -> tuple[str, str]:
+    """(the original line, the mutant's line) of one mutant."""
+    name = key.rpartition(".")[2]
+    stem = name.rpartition("__mutmut_")[0]
+    orig = functions.get(stem + "__mutmut_orig", "").splitlines()[1:]
+    mutant = functions.get(name, "").splitlines()[1:]
+    minus = [x[1:].strip() for x in unified_diff(orig, mutant, lineterm="", n=0)
+             if x.startswith("-") and not x.startswith("---")]
+    plus = [x[1:].strip() for x in unified_diff(orig, mutant, lineterm="", n=0)
+            if x.startswith("+") and not x.startswith("+++")]
+    return " / ".join(minus), " / ".join(plus)
+
+
+def report(only: list[str]) -> int:
+    known = equivalents()
+    used: set[tuple[str, str]] = set()
+    below: list[str] = []
+    rows = []
+    survivors: dict[str, list[str]] = defaultdict(list)
+    for module in only:
+        meta = ROOT / "mutants" / (module + ".meta")
+        if not meta.exists():
+            print(f"{module}: no results (run without --report first)")
+            below.append(module)
+            continue
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        functions = _functions((ROOT / "mutants" / module).read_text())
+        count: Counter[str] = Counter()
+        for key, code in sorted(codes.items(), key=lambda kv: (kv[0].rpartition("__mutmut_")[0],
+                                                                 int(kv[0].rpartition("_")[2]))):
+            if code in KILLED:
+                count["killed"] += 1
+                continue
+            if code == 34:
+                count["skipped"] += 1
+                continue
+            before, after = changed_line(functions, key)
+            function = key.rpartition("__mutmut_")[0]
+            if (function, after) in known:
+                used.add((function, after))
+                count["equivalent"] += 1
+                continue
+            what = ("not run" if code is None else "timeout" if code in TIMEOUT
+                    else "no test reaches it" if code in (5, 33) else "survived" if code == 0 else f"exit {code}")
+            count["not killed"] += 1
+            survivors[module].append(f"  {key} [{what}]\n      - {before}\n      + {after}")
+        counted = count["killed"] + count["not killed"]
+        rate = count["killed"] / counted if counted else 1.0
+        if rate < TARGET:
+            below.append(module)
+        rows.append((module, sum(count.values()), count["killed"], count["not killed"], count["equivalent"], rate))
+    for module, lines in survivors.items():
+        print(f"\n{module}: {len(lines)} not killed")
+        print("\n".join(lines))
+    print(f"\n{'module':34} {'mutants':>7} {'killed':>6} {'not':>5} {'equiv':>5} {'rate':>6}")
+    for module, total, killed, missed, equiv, rate in rows:
+        mark = "" if rate >= TARGET else "   < target"
+        print(f"{module:34} {total:7d} {killed:6d} {missed:5d} {equiv:5d} {rate:6.1%}{mark}")
+    all_killed = sum(r[2] for r in rows)
+    all_counted = sum(r[2] + r[3] for r in rows)
+    if all_counted:
+        print(f"{'all':34} {sum(r[1] for r in rows):7d} {all_killed:6d} {all_counted - all_killed:5d} "
+              f"{sum(r[4] for r in rows):5d} {all_killed / all_counted:6.1%}")
+    stale = [k for k in known if k not in used and any(k[0].startswith(m.removesuffix('.py').replace('/', '.'))
+                                                       for m in only)]
+    if stale:
+        print(f"\n{len(stale)} entries of equivalent/*.toml match no mutant now (the code moved): "
+              + "; ".join(f"{f} `{line}`" for f, line in stale))
+    print(f"\ntarget: {TARGET:.0%} of the mutants that change behaviour, in each module"
+          + (f"; under it: {', '.join(below)}" if below else "; met"))
+    return 1 if below else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--report", action="store_true", help="only report the last run")
+    parser.add_argument("--module", action="append", default=[], help="only this module (repeatable)")
+    parser.add_argument("--children", type=int, default=os.cpu_count() or 2)
+    args = parser.parse_args(argv)
+    only = args.module or modules()
+    unknown = [m for m in only if m not in modules()]
+    if unknown:
+        print(f"not a module [tool.mutmut] mutates: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    if not args.report:
+        try:
+            import mutmut  # noqa: F401  (the test extra has it)
+        except ImportError:
+            print("mutmut is not installed: pip install -e '.[test]'", file=sys.stderr)
+            return 2
+        rc = run_mutmut(args.module, args.children)
+        if rc not in (0, 1):
+            print(f"mutmut stopped with exit code {rc}", file=sys.stderr)
+            return rc
+    return report(only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
