@@ -148,6 +148,7 @@ class FakeDiscourse(FakeServer):
         self.site = dict(DEFAULT_SITE)
         self.categories: list[dict] = []
         self.requests: list[tuple[str, str]] = []
+        self.queries: list[tuple[str, str, str]] = []  # (method, path, query string) of every request
         self.bodies: list[tuple[str, str, dict]] = []  # (method, path, form) of every write
         self._init_faults()
         self.api_reqs_per_minute: int | None = None
@@ -593,6 +594,7 @@ class FakeDiscourse(FakeServer):
                 writes = method in ("POST", "PUT", "DELETE")
                 with fake.lock:
                     fake.requests.append((method, path))
+                    fake.queries.append((method, path, url.query))
                     if writes:
                         fake.bodies.append((method, path, {k: v[-1] for k, v in form.items()}))
                     fault = fake.pick_fault(method, path, FAULT_KINDS if writes else FAULT_KINDS[:5], FAULTS)

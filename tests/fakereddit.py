@@ -158,6 +158,7 @@ class FakeReddit:
         self.messages: list[dict] = []
         self._names: dict[str, dict] = {}  # comments and submissions by fullname
         self.requests: list[tuple[str, str]] = []
+        self.info_asked: list[list[str]] = []  # the fullnames each /api/info asked for
         self.mutations = 0  # writes that landed (POSTs other than the token and morechildren)
         self.kill_at: int | None = None  # SIGKILL `victim` right after this write
         self.victim: int | None = None
@@ -588,6 +589,7 @@ class FakeReddit:
             if path == "/api/morechildren":
                 return self._route_morechildren({**q, **form})
             if path == "/api/info":
+                self.info_asked.append(q.get("id", "").split(","))
                 things = []
                 for name in q.get("id", "").split(","):
                     thing = self._thing(name) if name[:3] in ("t1_", "t3_") else None

@@ -4,11 +4,21 @@ refused that no longer holds the deadline it could concern, later messages handl
 an earlier one the database refused, a flood's excess that no longer holds the deadline."""
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import peewee
 
+from adapters.base import Fetched, Markup
+from adapters.local import LocalForum
 from forumbot import store
+from forumbot.cpubudget import CpuBudget
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
 from forumbot.moderator import Moderator
+from forumbot.render import ops
+from forumbot.render.markup import BBCode
+from forumbot.render.words import with_footer
+from tests.table import LocalPeople, Table, config_text
 
 VOTE = "deadlines: {team_vote: 1h, close_early: false}\nmissed: {team_vote: reject}\n"
 
@@ -171,3 +181,306 @@ def test_a_hosts_message_set_aside_tells_the_host_once(local_game, clock, monkey
     assert row.state == "error"
     told = t.people.pms_to("host")[before:]
     assert len(told) == 1 and "could not handle a PM from host" in told[0], told
+
+
+# --- who is told of a message set aside, or of a thread that cannot be read (wave 2) -------------
+
+class Bbforum(LocalForum):
+    """The local forum in BBCode, whose threads in `unreadable` cannot be read (the fetch
+    fails for them, with `why`), with the forum's requests left as `left` says, and whose
+    PMs from "admin" are the forum's staff mail."""
+
+    markup = Markup.BBCODE
+
+    def __init__(self, clock):
+        super().__init__(":memory:", clock=clock)
+        self.unreadable: set[str] = set()
+        self.why = "403 Forbidden"
+        self.left: int | None = None
+
+    def requests_left(self):
+        return self.left
+
+    def fetch(self, threads, cursor):
+        got = super().fetch([t for t in threads if t not in self.unreadable], cursor)
+        inbound = [dataclasses.replace(m, origin="admin") if m.author == "admin" else m for m in got.inbound]
+        return Fetched(inbound, got.cursor, failed={t: self.why for t in threads if t in self.unreadable})
+
+
+def _bb(clock) -> tuple[Table, Bbforum]:
+    forum = Bbforum(clock)
+    return Table(forum, LocalPeople(forum), clock), forum
+
+
+def pms(forum, user) -> list[tuple[str, str]]:
+    """(subject, body) of every PM `user` received from the bot, in order."""
+    return [(r["subject"], r["body"]) for r in forum.messages_to(user) if r["sender"] == forum.bot_name]
+
+
+def _buggy(monkeypatch, when, error):
+    """The handling of the messages `when(row)` picks raises `error` (a bug)."""
+    handle = Moderator._handle
+
+    def buggy(self, row):
+        if when(row):
+            raise error
+        return handle(self, row)
+
+    monkeypatch.setattr(Moderator, "_handle", buggy)
+
+
+def test_a_vote_set_aside_tells_its_host_and_its_sender_once_and_edits_are_still_noticed(db, clock, monkeypatch):
+    """alice's vote raises (a bug), twice: after the first try it waits with the error noted
+    for the operator; after the second it is set aside. The host is told once, in the
+    forum's markup, whose message of when; alice once, by PM, that it changed nothing and
+    whom to ask. (The host is told even when the forum has few requests left.) Everyone else's messages are untouched by it: bob, who edits his vote
+    after, is still told (once) that an edit changes nothing."""
+    t, forum = _bb(clock)
+    t.start(extra=VOTE)
+    t.propose()
+    bug = KeyError("a bug " + "x" * 600)
+    _buggy(monkeypatch, lambda row: row.author == "alice", bug)
+    t.say("bob", "**APPROVE**")
+    clock.advance(seconds=10)
+    sent = clock()
+    t.say("alice", "**APPROVE**")
+    assert t.cycle().handled == 2  # (what the operator reads: both counted, the failed one too)
+    (row,) = store.Inbound.select().where((store.Inbound.author == "alice") & store.Inbound.body.contains("APPROVE"))
+    assert (row.state, row.tries, row.note) == ("new", 1, repr(bug)[:500])
+    (bobs_row,) = store.Inbound.select().where(store.Inbound.author == "bob")
+    assert (bobs_row.state, bobs_row.note) == ("done", "")  # handled alone after the batch failed
+    hosts_before = pms(forum, "host")
+    forum.left = 5  # few requests left: the host is told all the same
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    row = store.Inbound.get_by_id(row.id)
+    assert (row.state, row.tries, row.note) == ("error", 2, repr(bug)[:500])
+    assert pms(forum, "host")[len(hosts_before):] == [
+        ("G1: a message I could not handle", ops.set_aside("G1", "alice", "comment", sent, BBCode()))]
+    assert "[font=monospace]RECORD G1 alice ...[/font]" in pms(forum, "host")[-1][1]
+    forum.left = None  # (the answer to alice waits for more requests)
+    clock.advance(seconds=30)
+    t.cycle()
+    told = [(s, b) for s, b in pms(forum, "alice") if "set it aside" in b]
+    assert told == [("G1: re: your message", with_footer(ops.not_handled("comment", sent, "G1", "host"), "G1"))]
+    assert "please write to the host of G1, host, who can enter it for you" in told[0][1]
+    (bobs,) = [c for c in forum.thread_comments(t.game.thread) if c["author"] == "bob"]
+    forum.edit_comment(f"c{bobs['id']}", "**REJECT**")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    edits = [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
+    assert len(edits) == 1 and edits[0].startswith("u/bob: "), edits
+
+
+def test_a_strangers_pm_set_aside_is_answered_once_a_day_and_staff_mail_never(db, clock, monkeypatch):
+    """PMs from someone in no game, and from the forum's staff, raise (a bug) until they are
+    set aside. The stranger learns once that the message changed nothing (a second such
+    message the same day gets no second answer); the staff mail gets no answer; no host is
+    told of messages that name no game."""
+    t, forum = _bb(clock)
+    t.start()
+    _buggy(monkeypatch, lambda row: row.author in ("zed", "admin"), KeyError("a bug"))
+    hosts_before = pms(forum, "host")
+    sent = clock()
+    t.people.pm("zed", "hello", "what is this?")
+    t.people.pm("admin", "notice", "a note from the staff")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    t.people.pm("zed", "hello again", "anyone?")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    assert [r.state for r in store.Inbound.select().where(store.Inbound.author.in_(["zed", "admin"]))] == ["error"] * 3
+    assert pms(forum, "zed") == [("re: your message", ops.not_handled("pm", sent, None, None))]
+    assert "please write to the host of your game" in pms(forum, "zed")[0][1]
+    assert pms(forum, "admin") == []
+    assert pms(forum, "host") == hosts_before
+
+
+def test_a_thread_that_cannot_be_read_for_ten_minutes_is_told_to_its_host_once(db, clock):
+    """Two games run; G2's thread cannot be read (403). After UNREADABLE_NOTICE its host is
+    told, once for the spell, at once even with few requests left: which game, and why. G1's
+    host hears nothing of it."""
+    t, forum = _bb(clock)
+    t.start()
+    others = ["frank", "gina", "hank", "ivan", "judy"]
+    t.people.pm("host2", "new game", config_text(others))
+    t.cycle()
+    g2 = store.Game.select().order_by(store.Game.id.desc()).first()
+    assert g2.tag == "G2"
+    assert g2.thread is not None
+    forum.left = 5
+    franks = pms(forum, "frank")
+    t.people.pm("frank", "G2", "STATUS")  # its answer waits for more requests; the notice does not
+    t.cycle()
+    forum.unreadable = {g2.thread}
+    before = {h: pms(forum, h) for h in ("host", "host2")}
+    for _ in range(19):  # 9.5 minutes: not yet
+        clock.advance(seconds=30)
+        t.cycle()
+    assert pms(forum, "host2") == before["host2"]
+    for _ in range(10):
+        clock.advance(seconds=30)
+        t.cycle()
+    assert pms(forum, "host2")[len(before["host2"]):] == [
+        ("G2: I cannot read the game thread", ops.thread_unreadable("G2", "403 Forbidden"))]
+    assert pms(forum, "host") == before["host"]
+    assert pms(forum, "frank") == franks  # (the answer to frank still waits)
+
+
+def _burn(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_messages_over_their_cpu_budget_are_set_aside_at_once_and_run_once(db, clock, monkeypatch):
+    """bob's vote and carol's message that takes too much CPU are read in one cycle (one
+    transaction): carol's is set aside at once, run once (not again on its own), noted for
+    the operator; bob's vote counts. Then erin's vote and dave's message that raises (a bug)
+    twice, then takes too much CPU: dave's is tried again next cycle (a bug is not an
+    overrun), then set aside with its one failed try counted. The host is told of each even
+    with few requests left, and each sender answered."""
+    t, forum = _bb(clock)
+    t.start(extra=VOTE)
+    t.propose()
+    t.mod.ingest.cpu = CpuBudget(0.05)
+    handle = Moderator._handle
+    runs: dict[str, int] = {}
+
+    def slow(self, row):
+        if "#slow" in row.body:
+            runs[row.author] = runs.get(row.author, 0) + 1
+            if row.author == "dave" and runs["dave"] <= 2:
+                raise KeyError("a bug")
+            _burn(5)
+        return handle(self, row)
+
+    monkeypatch.setattr(Moderator, "_handle", slow)
+    forum.left = 5
+
+    def row(author):
+        return store.Inbound.get((store.Inbound.author == author) & store.Inbound.body.contains("#slow"))
+
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "thinking #slow")
+    assert t.cycle().handled == 2
+    assert (row("carol").state, row("carol").tries, row("carol").note) == ("error", 0, "over its CPU budget")
+    assert runs == {"carol": 1}
+    clock.advance(seconds=30)
+    t.say("erin", "**APPROVE**")
+    t.say("dave", "thinking too #slow")
+    assert t.cycle().handled == 2
+    assert (row("dave").state, row("dave").tries) == ("new", 1)
+    assert runs == {"carol": 1, "dave": 2}
+    clock.advance(seconds=30)
+    assert t.cycle().handled == 1
+    assert (row("dave").state, row("dave").tries, row("dave").note) == ("error", 1, "over its CPU budget")
+    assert runs == {"carol": 1, "dave": 3}
+    told = [(s, b.split(" sent ")[0]) for s, b in pms(forum, "host") if "set it" in b]
+    assert told == [("G1: a message I could not handle", "G1: I could not handle a comment from carol"),
+                    ("G1: a message I could not handle", "G1: I could not handle a comment from dave")]
+    forum.left = None  # (the answers to the senders wait for more requests)
+    for n in ("alice", "carol", "dave"):
+        t.say(n, "**APPROVE**")
+    clock.advance(seconds=30)
+    t.cycle()
+    for n in ("carol", "dave"):
+        assert [s for s, b in pms(forum, n) if "set it aside" in b] == ["G1: re: your message"], n
+    clock.advance(minutes=61)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["votes"]["bob"] == v["votes"]["erin"] == "approve" and v["defaulted"] == [], v
+
+
+def _two_games(clock) -> tuple[Table, Bbforum]:
+    """G1 (host "host": alice to erin) and G2 (host "host2": alice, frank to ivan)."""
+    t, forum = _bb(clock)
+    t.start()
+    t.people.pm("host2", "new game", config_text(["alice", "frank", "gina", "hank", "ivan"]))
+    t.cycle()
+    t.cycle()
+    assert [g.tag for g in store.Game.select().where(store.Game.status == "running")] == ["G1", "G2"]
+    return t, forum
+
+
+def test_a_message_set_aside_is_told_to_the_host_of_its_own_game_only(db, clock, monkeypatch):
+    """alice plays in G1 and G2. Her comment in G1's thread, her PM with G2 in its subject,
+    her PM with G1 in its text, and her PM that names no game all raise (a bug) until they are set aside: the comment is
+    told to G1's host, each PM to the host of the game it names, the one naming no game to both; she is
+    answered each time, with the game's host to ask where there is one game."""
+    t, forum = _two_games(clock)
+    _buggy(monkeypatch, lambda row: "#bug" in row.body, KeyError("a bug"))
+    before = {h: len(pms(forum, h)) for h in ("host", "host2")}
+    t.say("alice", "hmm #bug")
+    t.people.pm("alice", "G2", "a question #bug")
+    t.people.pm("alice", "hello", "about G1: a question #bug")
+    t.people.pm("alice", "hi", "and another #bug")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    assert [r.state for r in store.Inbound.select().where(store.Inbound.body.contains("#bug"))] == ["error"] * 4
+    h1 = [b.split(" sent ")[0] for s, b in pms(forum, "host")[before["host"]:]]
+    h2 = [b.split(" sent ")[0] for s, b in pms(forum, "host2")[before["host2"]:]]
+    assert h1 == ["G1: I could not handle a comment from alice", "G1: I could not handle a PM from alice",
+                  "G1: I could not handle a PM from alice"], h1
+    assert h2 == ["G2: I could not handle a PM from alice", "G2: I could not handle a PM from alice"], h2
+    answers = [(s, b.split(", so I set")[0][:24], b.split("If it held a command, ")[1].split("\n")[0])
+               for s, b in pms(forum, "alice") if "set it aside" in b]
+    assert answers == [
+        ("G1: re: your message", "I could not handle your ", "please write to the host of G1, host, who can enter it for you."),
+        ("G2: re: your message", "I could not handle your ", "please write to the host of G2, host2, who can enter it for you."),
+        ("G1: re: your message", "I could not handle your ", "please write to the host of G1, host, who can enter it for you."),
+        ("re: your message", "I could not handle your ", "please write to the host of your game."),
+    ], answers
+
+
+def test_comments_handled_together_keep_their_game_and_commands_for_the_edit_check(local_game, clock):
+    """bob's vote, carol's chat and dave's vote are read in one cycle (handled in one
+    transaction): each is done, and each keeps what it was: when bob and carol edit theirs,
+    bob (whose comment held a command) is told once that the edit changes nothing; carol's
+    chat needs no such word. The votes stand as first written."""
+    t = local_game(extra=VOTE)
+    t.propose()
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "nice team")
+    t.say("dave", "**REJECT**")
+    t.cycle()
+    rows = list(store.Inbound.select().where(store.Inbound.author.in_(["bob", "carol", "dave"]))
+                .order_by(store.Inbound.id))
+    assert [(r.author, r.state, r.game, r.commands > 0) for r in rows] == [
+        ("bob", "done", t.game.id, True), ("carol", "done", t.game.id, False), ("dave", "done", t.game.id, True)]
+    comments = {c["author"]: c["id"] for c in t.forum.thread_comments(t.game.thread)}
+    t.forum.edit_comment(f"c{comments['bob']}", "**REJECT**")
+    t.forum.edit_comment(f"c{comments['carol']}", "**REJECT** (a joke)")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    edits = [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
+    assert len(edits) == 1 and edits[0].startswith("u/bob: "), edits
+    assert t.state.votes == {"bob": "approve", "dave": "reject"}
+
+
+def test_comments_handled_together_are_handled_once(local_game, clock):
+    """The leader's proposal, a vote and a chat are read in one cycle (one transaction):
+    each is handled once, and the thread reads one proposal, not a second "changes the
+    proposal" or a refusal; the cycle's report counts three messages handled."""
+    t = local_game(extra=VOTE)
+
+    def bots() -> list[str]:
+        return [c["body"] for c in t.forum.thread_comments(t.game.thread) if c["author"] == t.forum.bot_name]
+
+    before = len(bots())
+    pms_before = {n: len(t.people.pms_to(n)) for n in t.players}
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.say("carol", "good luck")
+    t.say("bob", "**APPROVE**")
+    report = t.cycle()
+    assert report.handled == 3
+    new = bots()[before:]
+    assert len(new) == 1 and new[0].startswith("alice proposes **alice, bob** for mission 1."), new
+    assert t.state.votes == {"bob": "approve"}
+    assert {n: len(t.people.pms_to(n)) for n in t.players} == pms_before

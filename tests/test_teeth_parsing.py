@@ -162,3 +162,68 @@ def test_a_tag_longer_than_any_game_number_names_no_game(local_game):
     new = t.people.pms_to("bob")[said:]
     assert len(new) == 2 and all("You are not in a running game tagged" in m for m in new), new
     assert t.export()["events"] == events and t.state.votes == {}
+
+
+def test_quotes_and_code_inside_a_bold_vote_are_taken_out_and_the_vote_counts(local_game):
+    """What is quoted or code inside a bold span is no part of it: the rest is the command."""
+    t = local_game()
+    t.propose()
+    t.say("bob", "**REJECT `for G1`**")
+    t.say("carol", "**REJECT<blockquote>the leader said so</blockquote>**")
+    t.say("dave", "**REJECT\n    an indented line\n**")
+    t.say("erin", "**REJECT\n> a quoted line\n**")
+    t.pm("alice", "REJECT<blockquote>On Monday, forumbot wrote: vote now</blockquote>")
+    t.cycle()
+    assert t.state.phase != "team_vote"  # all five voted
+    assert t.export()["votes"][0]["votes"] == dict.fromkeys(["alice", "bob", "carol", "dave", "erin"], "reject")
+
+
+def test_a_lone_bold_marker_after_a_vote_leaves_the_vote_counted(local_game):
+    """An opener with no closer (`2**10`, `__init`) is text: the scan goes on past it, and the
+    message is read in bounded time (a scan stuck on it would be set aside: the vote lost)."""
+    t = local_game()
+    t.propose()
+    t.say("bob", "**REJECT**, as 2**10 > 1000")
+    t.say("carol", "**REJECT** and see __init for more")
+    t.pm("dave", "REJECT\nsee __init or 2**10")
+    t.cycle()
+    close_the_vote(t, skip=("bob", "carol", "dave"))
+    assert [vote_row(t, n) for n in ("bob", "carol", "dave")] == ["REJECT"] * 3
+
+
+def test_a_new_process_reads_the_modules_words_and_suffixes_afresh(db, clock, monkeypatch):
+    """The rule modules' command words and PROPOSE suffixes are learnt once a process (and
+    cached): a bot started afresh reads EXCALIBUR in a proposal and as a command of its own."""
+    from forumbot import parsing
+
+    monkeypatch.setattr(parsing, "_WORDS", [])  # as in a process that has read nothing yet
+    monkeypatch.setattr(parsing, "_SUFFIX", [])
+    t = excalibur_table(db, clock)
+    s = t.state
+    leader, team = s.shown(s.leader), t.default_team()
+    holder = next(n for n in team if n != leader)
+    said = len(said_to(t, leader))
+    t.say(leader, f"**PROPOSE: {', '.join(team)}; PUBLIC: {holder}**")  # PUBLIC: read (and refused on mission 1)
+    settle(t, max_cycles=20)
+    assert said_to(t, leader)[said:] == [f"u/{leader}: G1: PUBLIC: is not part of mission 1 in this game. "
+                                         f"The right form: **PROPOSE: {', '.join(team)}**"]
+    t.say(leader, f"**PROPOSE: {', '.join(team)}; Excalibur: {holder}**")
+    settle(t, max_cycles=20)
+    assert t.state.phase == "team_vote" and list(t.state.team) == team
+    given = [e["data"] for e in t.export()["events"] if e["type"] == "excalibur_given"]
+    assert given == [{"holder": holder, "mission": 1, "proposal": 1}]
+    other = next(n for n in t.players if n not in team)
+    said = len(said_to(t, other))
+    t.say(other, f"**EXCALIBUR: {leader}**")  # not the holder: the module's refusal, not "no command"
+    settle(t, max_cycles=20)
+    assert said_to(t, other)[said:] == [f"u/{other}: G1: Excalibur is not in use now: its holder uses it once "
+                                        "every order of an approved team is in."]
+
+
+def test_a_team_starting_with_a_capital_x_keeps_its_first_letter(db, clock):
+    """Only spaces, full stops and colons are taken off the ends of a PROPOSE's names."""
+    forum = LocalForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock, players=["alice", "xu", "bob", "carol", "dave"]).start()
+    t.say("alice", "**PROPOSE: Xu, alice.**")
+    t.cycle()
+    assert t.state.phase == "team_vote" and list(t.state.team) == ["xu", "alice"]

@@ -21,11 +21,11 @@ from tests.table import NAMES, RedditPeople, Table
 
 @pytest.fixture
 def reddit_table(db, clock, fake_reddit):
-    def make(players=5, **kw):
-        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
+    def make(players=5, start=True, **kw):
+        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
         t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:players],
                   make_moderator=lambda: Moderator(forum, clock=clock))
-        return t.start(**kw)
+        return t.start(**kw) if start else t
     return make
 
 
@@ -106,3 +106,266 @@ def test_bold_in_nested_markdown_quotes_is_not_a_command(reddit_table, fake_redd
     assert added == [("vote_cast", {"player": "dave", "vote": "approve", "via": "thread"})]
     assert len(fake_reddit.pms_to("carol")) == said
     assert not [b for b in t.people.thread(t.game.thread) if b.startswith(("u/carol:", "u/dave:"))]
+
+
+# --- what a read makes of each thing: the inbox rows a cycle leaves --------------------------
+
+
+def inbox_rows(ids) -> dict[str, tuple]:
+    from forumbot import store
+
+    rows = {r.ext_id: r for r in store.Inbound.select().where(store.Inbound.ext_id.in_(list(ids)))}
+    return {k: (r.kind, r.author, r.body, r.subject, r.thread, r.parent, r.origin, r.created, r.edited)
+            for k, r in rows.items()}
+
+
+@pytest.fixture(params=["UTC", "America/New_York"])
+def zone(request):
+    """The machine's time zone (TZ), put back afterwards."""
+    import os
+    import time
+
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = request.param
+    time.tzset()
+    yield request.param
+    if old is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_reddit, clock, zone):
+    """Every kind of thing the bot reads lands in its inbox with the author, body, subject,
+    thread, parent, origin, time and edit flag it has on Reddit: a comment, an edited one,
+    one whose account is gone, a PM, a reply to the bot's PM, mail from Reddit's admins and
+    from a subreddit (signed and not), and a comment reply that reached the inbox (never a
+    PM). The times are Reddit's (UTC), not when the bot read them, on a machine in any zone."""
+    from datetime import datetime
+
+    t = reddit_table()
+    thread = t.game.thread
+    sub, _, sid = thread.partition(":")
+    at = clock().replace(tzinfo=None)
+    plain = fake_reddit.comment("alice", thread, "just a remark")
+    edited = fake_reddit.comment("bob", thread, "a remark to edit")
+    fake_reddit.edit(edited["id"], "a remark, edited")
+    gone = fake_reddit.comment("carol", thread, "words of a closed account")
+    fake_reddit.delete_account("carol")
+    pm = fake_reddit.pm_bot("dave", f"{t.game.tag} a question", "is it my turn?")
+    role = next(m for m in fake_reddit.pms_to("erin") if m["author"] == fake_reddit.bot)
+    reply = fake_reddit.pm_bot("erin", "re: " + role["subject"], "thanks", parent=role["id"])
+    admin = fake_reddit.inbox_admin("Welcome", "Thanks for joining")
+    news = fake_reddit.inbox_admin("Mod news", "This month in moderation", author="ModNewsletter")
+    plain_admin = fake_reddit.inbox_bot_mail("reddit", "Your account", "A note from Reddit itself")
+    modmail = fake_reddit.inbox_modmail("resistancegames", "[modmail] hello", "from the mods")
+    signed = fake_reddit.inbox_modmail("resistancegames", "[modmail] signed", "from jane", author="modjane")
+    bot_comment = next(c for c in fake_reddit.thread_comments(thread) if c["author"] == fake_reddit.bot)
+    fake_reddit.reply_notifications = True
+    answer = fake_reddit.inbox_comment_reply("frank", thread, "nice post", parent=bot_comment["name"])
+    clock.advance(minutes=10)  # read ten minutes later: each keeps its own time
+    t.cycle()
+    rows = inbox_rows([plain["id"], edited["id"], gone["id"], pm["id"], reply["id"], admin["id"], news["id"],
+                       plain_admin["id"], modmail["id"], signed["id"], answer["name"], answer["id"]])
+    assert answer["name"] != answer["id"]
+    assert rows == {
+        plain["id"]: ("comment", "alice", "just a remark", "", thread, None, "", at, False),
+        edited["id"]: ("comment", "bob", "a remark, edited", "", thread, None, "", at, True),
+        gone["id"]: ("comment", "[deleted]", "words of a closed account", "", thread, None, "", at, False),
+        pm["id"]: ("pm", "dave", "is it my turn?", f"{t.game.tag} a question", None, None, "", at, False),
+        reply["id"]: ("pm", "erin", "thanks", "re: " + role["subject"], None, role["id"], "", at, False),
+        admin["id"]: ("pm", "reddit", "Thanks for joining", "Welcome", None, None, "admin", at, False),
+        news["id"]: ("pm", "ModNewsletter", "This month in moderation", "Mod news", None, None, "admin", at, False),
+        plain_admin["id"]: ("pm", "reddit", "A note from Reddit itself", "Your account", None, None, "admin", at,
+                            False),
+        modmail["id"]: ("pm", "resistancegames", "from the mods", "[modmail] hello", None, None, "subreddit", at,
+                        False),
+        signed["id"]: ("pm", "modjane", "from jane", "[modmail] signed", None, None, "subreddit", at, False),
+        answer["id"]: ("comment", "frank", "nice post", "", thread, None, "", at, False),
+    }
+    # the comment reply is no message (it is read from the thread), but it is marked read
+    assert not [m["name"] for m in fake_reddit.messages if m["dest"] == fake_reddit.bot and m["new"]]
+    assert isinstance(at, datetime) and sub == "resistancegames" and sid
+
+
+# --- the order things are read in -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["thread", "pm"])
+def test_a_proposal_changed_in_the_same_second_keeps_the_last(reddit_table, fake_reddit, how):
+    """Reddit lists the newest first, and many comments (and PMs) share a second: the bot
+    reads them oldest first, so a leader who changes the team before anyone votes gets the
+    team they named last."""
+    t = reddit_table()
+    leader = t.state.shown(t.state.leader)
+    for team in ("alice, bob", "alice, carol"):
+        if how == "thread":
+            t.say(leader, f"**PROPOSE: {team}**")
+        else:
+            t.pm(leader, f"PROPOSE: {team}")
+    t.cycle()
+    assert t.state.phase == "team_vote" and list(t.state.team) == ["alice", "carol"]
+
+
+# --- after a gap: which game threads are read, and when ---------------------------------------
+
+
+def start_game(t, host, subreddit, players=NAMES[:5]):
+    from forumbot import store
+    from tests.table import config_text
+
+    t.people.pm(host, "new game", config_text(players).replace("subreddit: resistancegames", f"subreddit: {subreddit}"))
+    t.cycle()
+    t.cycle()
+    return store.Game.select().order_by(store.Game.id.desc()).first()
+
+
+def propose_in(t, game):
+    s = t.mod.state(game)
+    t.people.comment(s.shown(s.leader), game.thread, "**PROPOSE: " + ", ".join(
+        [x.name for x in s.active()][: s.team_size()]) + "**")
+
+
+@pytest.mark.parametrize("budget, schedule", [(1, ["a1", "a2", "", "b1"]), (2, ["a1 a2", "b1"])])
+def test_after_a_gap_the_changed_threads_are_read_first_within_one_budget_for_every_subreddit(
+        reddit_table, fake_reddit, clock, monkeypatch, budget, schedule):
+    """A flood in two subreddits: their listings fall short of the bookmark, and the game
+    threads must be read whole. The reads one fetch may spend are shared by every subreddit
+    (in the subreddits' order); within one, the threads whose comment count changed come
+    before a quiet one (one info() request for the counts of a subreddit's threads); what the
+    budget does not reach is read in the next cycles, and no command is lost on the way."""
+    import adapters.reddit as reddit
+
+    t = reddit_table(start=False)
+    games = {"q": start_game(t, "hostq", "agames"), "a1": start_game(t, "hosta", "agames"),
+             "a2": start_game(t, "hostb", "agames"), "b1": start_game(t, "hostc", "bgames")}
+    chatter = [fake_reddit.submit("someone", sub, "chatter", "hi")["id"] for sub in ("agames", "bgames")]
+    t.cycle()
+    clock.advance(seconds=5)
+    for name in ("a1", "a2", "b1"):
+        propose_in(t, games[name])
+    clock.advance(seconds=5)
+    for i in range(150):
+        for c in chatter:
+            fake_reddit.comment("chatty", c, f"comment {i}")
+    monkeypatch.setattr(reddit, "MAX_PAGES", 1)  # the listing reaches back 100 comments
+    monkeypatch.setattr(reddit, "GAP_THREAD_READS", budget)
+    seen = []
+    for _ in schedule:
+        n = len(fake_reddit.info_asked)
+        t.cycle()
+        seen.append(" ".join(k for k, g in games.items()
+                             if t.mod.state(g).phase == "team_vote" and k not in " ".join(seen).split()))
+        if not seen[1:]:  # the gap's cycle: one request for the counts of each subreddit's threads
+            threads = [sorted(f"t3_{g.thread.partition(':')[2]}" for k, g in games.items() if k != "b1"),
+                       [f"t3_{games['b1'].thread.partition(':')[2]}"]]
+            assert [ids for ids in fake_reddit.info_asked[n:] if ids[0].startswith("t3_")] == threads
+    assert seen == schedule
+    assert t.mod.state(games["q"]).phase == "proposal" and t.forum.gaps == 2
+    t.cycle()
+    assert store_cursor_gaps() == {}
+
+
+def store_cursor_gaps() -> dict:
+    from forumbot import store
+
+    return {k: v for k, v in store.get_cursor("reddit").items() if k.startswith("gap:") and v}
+
+
+def test_a_proposal_behind_two_gaps_and_a_deleted_comment_is_read(reddit_table, fake_reddit, clock, monkeypatch):
+    """A comment vanishes and a proposal comes, so the thread's comment count is what it
+    was; then two floods, each past what the listing reaches: the first fetch has no read to
+    spare, the second reads the thread whole from where the first gap began. The proposal
+    counts (a count alone would call the thread unchanged; a bookmark moved on by the
+    second flood would skip it)."""
+    import adapters.reddit as reddit
+
+    t = reddit_table()
+    thread = t.game.thread
+    other = fake_reddit.submit("someone", "resistancegames", "chatter", "hi")["id"]
+    old = fake_reddit.comment("bob", thread, "an old remark")
+    t.cycle()
+    clock.advance(seconds=5)
+    fake_reddit.comments.remove(old)
+    fake_reddit.submissions[thread.partition(":")[2]]["num_comments"] -= 1
+    propose_in(t, t.game)
+    monkeypatch.setattr(reddit, "MAX_PAGES", 1)
+    for budget in (0, 25):
+        clock.advance(seconds=5)
+        for i in range(150):
+            fake_reddit.comment("chatty", other, f"comment {i}")
+        monkeypatch.setattr(reddit, "GAP_THREAD_READS", budget)
+        t.cycle()
+        assert t.state.phase == ("proposal" if budget == 0 else "team_vote")
+    assert t.forum.gaps == 2 and t.forum.gap_threads == 1
+
+
+# --- a subreddit that cannot be read ----------------------------------------------------------
+
+
+def test_a_subreddit_that_cannot_be_read_is_tried_again_after_a_doubling_wait(reddit_table, fake_reddit, clock):
+    """A subreddit that answers 403 is read again after 0, 1, 3, 7, then at most 15 skipped
+    cycles (it costs a request each try; the other subreddits go on every cycle); the host
+    learns once, after ten minutes, why the thread cannot be read (in a cycle that tried,
+    or in one that waited); once it answers again its game goes on at the next try, and a
+    later failure starts the waits from the beginning."""
+    t = reddit_table(start=False)
+    closed = start_game(t, "hostc", "closedgames")
+    locked = start_game(t, "hostl", "lockedgames")
+    open_ = start_game(t, "hosto", "resistancegames")
+    down: set[str] = {"closedgames"}
+    forbidden = {"message": "Forbidden", "error": 403}
+    fake_reddit.faults = [lambda m, p: (403, forbidden) if p.split("/")[2:3] in ([d] for d in down)
+                          and p.endswith("/comments") else None] * 10000
+    propose_in(t, closed)
+    propose_in(t, locked)
+    tried: dict[str, list[int]] = {"closedgames": [], "lockedgames": [], "resistancegames": []}
+    for n in range(1, 38):
+        clock.advance(minutes=10 if n == 8 else 1)  # the tenth minute unread falls in cycle 8
+        down = ({"closedgames"} if n < 20 else set()) | ({"lockedgames"} if 3 <= n < 20 or n >= 35 else set())
+        k = len(fake_reddit.requests)
+        t.cycle()
+        for sub in tried:
+            tried[sub] += [n] * [p for _, p in fake_reddit.requests[k:]].count(f"/r/{sub}/comments")
+    assert tried == {"closedgames": [1, 2, 4, 8, 16, 32, 33, 34, 35, 36, 37],
+                     "lockedgames": [1, 2, 3, 4, 6, 10, 18, 34, 35, 36],
+                     "resistancegames": list(range(1, 38))}
+    assert (t.mod.state(closed).phase, t.mod.state(locked).phase) == ("team_vote", "team_vote")
+    told = {host: [m["body"].partition("\n\n[](#fb-")[0] for m in fake_reddit.pms_to(host) if "cannot read" in m["body"]]
+            for host in ("hostc", "hostl", "hosto")}
+    words = ("I keep trying, and its deadlines wait until I have read it, so no vote sent in time is lost. If "
+             "the thread's forum went private or was removed, you can ABORT the game by PM.")
+    assert told == {
+        "hostc": [f"{closed.tag}: I cannot read the game thread just now (r/closedgames: received 403 HTTP "
+                  f"response). {words}"],
+        "hostl": [f"{locked.tag}: I cannot read the game thread just now (r/lockedgames: received 403 HTTP "
+                  f"response (tried again later)). {words}"],
+        "hosto": []}
+    assert open_.thread
+
+
+# --- what is posted where -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["{id}", "t3_{id}", "https://www.reddit.com/r/othersub/comments/{id}/game_61/"])
+def test_an_existing_thread_named_by_its_id_or_link_takes_the_game(reddit_table, fake_reddit, form):
+    """A host names an existing thread by its link, its id, or its fullname: the game is
+    played there (its opening comment and the players' commands), whatever the case the
+    subreddit is written in."""
+    import itertools
+
+    from forumbot import store
+
+    fake_reddit._ids = itertools.count(36 ** 5)  # ids of six characters, as Reddit's are
+    t = reddit_table(start=False)
+    s = fake_reddit.submit("host", "OtherSub", "Game 61 sign-ups", "join here")
+    t.people.pm("host", "new game", "preset: resistance\nplayers: [alice, bob, carol, dave, erin]\n"
+                f"thread: {form.format(id=s['id'])}\n")
+    t.cycle()
+    game = store.Game.select().first()
+    assert game is not None and game.thread == f"othersub:{s['id']}"
+    assert "PROPOSE" in fake_reddit.thread_comments(s["id"])[0]["body"]
+    t.game_id = game.id
+    t.propose()
+    assert t.state.phase == "team_vote"

@@ -164,3 +164,121 @@ def test_an_assassination_of_no_one_is_refused_as_such(db, clock):
     t.cycle()
     assert "'nobody' is not a player" in t.people.thread(t.game.thread)[-1]  # (never a shot at someone else)
     assert t.state.phase == "assassination" and t.export()["events"] == events
+
+
+# --- what each refusal says, to whom, under which subject ----------------------------------
+
+
+def footer(tag):
+    return f"Put {tag} in any message you send me about this game (a chat may drop the subject)."
+
+
+def last_pm(t, user) -> tuple[str, str]:
+    """(subject, body) of the last PM the bot sent `user`."""
+    row = t.forum.messages_to(user)[-1]
+    return row["subject"], row["body"]
+
+
+@pytest.fixture
+def one_thread_two_games(local_game):
+    """G1 and G2 both running in one thread (the same five players), both at their proposal."""
+    t = local_game()
+    g2 = rematch(t)
+    assert store.Game.get_by_id(1).status == "running" and g2.tag == "G2"
+    return t
+
+
+def test_two_games_in_one_thread_a_command_without_a_tag_is_answered_in_public(one_thread_two_games):
+    t = one_thread_two_games
+    thread, pms = t.game.thread, len(t.people.pms_to("bob"))
+    posts = len(t.people.thread(thread))
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "G1 or G2, who knows")  # no command: no answer
+    t.cycle()
+    assert t.people.thread(thread)[posts:] == [
+        "**APPROVE**", "G1 or G2, who knows",
+        "u/bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
+        "like **G2 APPROVE**. Nothing was changed."]
+    assert len(t.people.pms_to("bob")) == pms  # (in public: not by PM)
+
+
+def test_two_games_in_one_thread_the_tag_in_the_command_or_the_comment_routes_it(one_thread_two_games):
+    t = one_thread_two_games
+    g1 = store.Game.get_by_id(1)
+    t.say("alice", "**G2 PROPOSE: alice, bob**")
+    t.cycle()
+    s1, s2 = t.mod.state(g1), t.state
+    assert (s1.phase, s2.phase, list(s2.team)) == ("proposal", "team_vote", ["alice", "bob"])
+    t.say("alice", "For G1: **PROPOSE: alice, carol**")  # a tag outside the bold names the game too
+    t.cycle()
+    s1, s2 = t.mod.state(g1), t.state
+    assert (s1.phase, list(s1.team)) == ("team_vote", ["alice", "carol"]) and list(s2.team) == ["alice", "bob"]
+    t.say("bob", "**G2 REJECT** (G1 is next)")  # the tag in the command wins over one in the text
+    t.say("carol", "**REJECT** G1, and **APPROVE** G1: changed my mind")
+    t.cycle()
+    s1, s2 = t.mod.state(g1), t.state
+    assert (s1.votes, s2.votes) == ({"carol": "approve"}, {"bob": "reject"})
+    assert not [p for p in t.people.thread(t.game.thread) if "Several games" in p]
+
+
+def test_a_command_to_a_finished_game_is_answered_by_pm_about_that_game(local_game):
+    t = local_game()
+    tag = t.game.tag
+    said, _ = over_after_abort(t, [("bob", "**APPROVE**")])
+    assert said["bob"] == [f"{tag} is over: it takes no commands.\n\n{footer(tag)}"]
+    assert last_pm(t, "bob")[0] == f"{tag}: re: your message"
+
+
+def test_a_replaced_player_is_answered_about_the_game_of_the_seat(local_game):
+    t = local_game()
+    tag = t.game.tag
+    host_says(t, f"REPLACE {tag} alice WITH zed")
+    t.pm("alice", "APPROVE", subject="my vote")
+    t.cycle()
+    assert last_pm(t, "alice") == (f"{tag}: re: your message",
+                                   f"You no longer play in {tag}: zed took your seat. Nothing was changed."
+                                   f"\n\n{footer(tag)}")
+
+
+def test_a_pm_from_someone_in_no_game_or_in_several_is_answered_about_none(two_games):
+    t1, t2 = two_games
+    t1.people.pm("stranger", "hello", "APPROVE")
+    t1.people.pm("alice", "my vote", "APPROVE")
+    t1.people.pm("alice", "my vote", "G1 G2 REJECT")
+    t1.cycle()
+    assert last_pm(t1, "stranger") == ("re: your message", "You are not in a running game.")
+    several = ("re: your message", "You are in several games (G1, G2). Put the game's tag in the subject or the "
+               "message, like `G12 APPROVE`. Nothing was changed.")
+    assert [(r["subject"], r["body"]) for r in t1.forum.messages_to("alice")[-2:]] == [several, several]
+    assert t1.state.votes == {} and t2.state.votes == {}
+
+
+def test_on_a_bbcode_forum_the_routing_answers_show_bbcode(db, clock):
+    """A forum that writes BBCode (phpBB-like) gets the which-game and several-games answers
+    in its own markup: no Markdown bold or code in them."""
+    from adapters.base import Markup
+    from adapters.local import LocalForum
+
+    forum = LocalForum(":memory:", clock=clock)
+    forum.markup = Markup.BBCODE
+    t = Table(forum, LocalPeople(forum), clock).start()
+    rematch(t)
+    t.say("bob", "[b]APPROVE[/b]")
+    t.pm("bob", "APPROVE", subject="my vote")
+    t.pm("bob", "G1 G2 APPROVE", subject="my vote")
+    t.cycle()
+    assert t.people.thread(t.game.thread)[-1] == (
+        "u/bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
+        "like [b]G2 APPROVE[/b]. Nothing was changed.")
+    several = ("You are in several games (G1, G2). Put the game's tag in the subject "
+               "or the message, like [font=monospace]G12 APPROVE[/font]. Nothing was changed.")
+    assert t.people.pms_to("bob")[-2:] == [several, several]
+
+
+def test_a_player_of_one_game_needs_no_tag_in_a_pm(local_game):
+    t = local_game()
+    t.propose()
+    t.people.pm("bob", "my vote", "REJECT")  # neither a tag nor a reply: his only game
+    t.cycle()
+    assert t.state.votes == {"bob": "reject"}
+    assert not [b for b in t.people.pms_to("bob") if "not in a running game" in b or "several games" in b]

@@ -1,13 +1,19 @@
 """Mutation testing of the modules that keep the bot's promises (`make test-mutation`):
 
-    python tests/mutation/run.py               # mutate, run the fast tests against each mutant, report
+    python tests/mutation/run.py               # a sample of 50 mutants a module (seed 22), ~20 minutes
+    python tests/mutation/run.py --sample 150  # make test-long: a bigger sample
+    python tests/mutation/run.py --all         # every mutant (hours on two cores)
     python tests/mutation/run.py --report      # only the report of the last run (mutants/)
-    python tests/mutation/run.py --module forumbot/routing.py   # one module (its mutants only)
+    python tests/mutation/run.py --module forumbot/routing.py   # one module
+    python tests/mutation/run.py --again       # after new tests: only what the last run did not kill
 
 mutmut (pinned in the test extra) makes the mutants and runs them; its settings are
 `[tool.mutmut]` in pyproject.toml: which modules, and which tests are the suite (the fast
 behaviour tests: golden logs and identity hashes are left out, because a mutant only they notice
-is not caught by a test of behaviour). This script prints, per module, the mutants, how many the
+is not caught by a test of behaviour). Each module's mutants meet only the tests listed for it in
+`suites.toml` (the plugin `suite.py`): a survivor then costs seconds, not minutes. The sample is
+drawn per module with a fixed seed, so two runs on the same code try the same mutants; the
+mutants are numbered per function, so a changed function draws new ones. This script prints, per module, the mutants, how many the
 tests killed, and every survivor as the one line it changes; then it exits 1 when a module's
 kill rate is under the target (90% of the mutants that change behaviour).
 
@@ -22,6 +28,7 @@ import argparse
 import json
 import os
 import pathlib
+import random
 import subprocess
 import sys
 import tomllib
@@ -49,11 +56,49 @@ def equivalents() -> dict[tuple[str, str], str]:
     return found
 
 
-def run_mutmut(only: list[str], children: int) -> int:
+def survivors(only: list[str]) -> list[str]:
+    """The mutants the last run tried and did not kill (new tests cannot revive a killed one)."""
+    sample = drawn()
+    left: list[str] = []
+    for module in only:
+        meta = ROOT / "mutants" / (module + ".meta")
+        if not meta.exists():
+            continue
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        left += [k for k, code in codes.items() if code not in KILLED and (sample is None or k in sample)]
+    return left
+
+
+_GENERATE = """
+from mutmut.__main__ import create_mutants, store_lines_covered_by_tests
+from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
+import os
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir(); copy_also_copy_files(); setup_source_paths(); store_lines_covered_by_tests()
+create_mutants(2)
+"""
+
+
+def draw(only: list[str], per_module: int, seed: int) -> list[str]:
+    """Make the mutants (as mutmut run does first) and draw up to per_module of each module's."""
+    subprocess.run([sys.executable, "-c", _GENERATE], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    names: list[str] = []
+    for module in only:
+        keys = sorted(json.loads((ROOT / "mutants" / (module + ".meta")).read_text())["exit_code_by_key"])
+        names += random.Random(f"{seed}:{module}").sample(keys, min(per_module, len(keys)))
+    (ROOT / "mutants" / "sample.json").write_text(json.dumps(names))
+    return names
+
+
+def drawn() -> set[str] | None:
+    """The last run's sample; None when it tried every mutant."""
+    path = ROOT / "mutants" / "sample.json"
+    return set(json.loads(path.read_text())) if path.exists() else None
+
+
+def run_mutmut(names: list[str], children: int) -> int:
     env = {k: v for k, v in os.environ.items() if k != "FORUMBOT_TEST_DATABASE_URL"}  # SQLite: no shared server
-    args = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children)]
-    if only:  # mutmut takes mutant names with wildcards: a module's are all its functions' mutants
-        args += [m.removesuffix(".py").replace("/", ".") + ".*" for m in only]
+    args = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children), *names]
     return subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL).returncode
 
 
@@ -82,6 +127,7 @@ def changed_line(functions: dict[str, str], key: str) -> tuple[str, str]:
 
 
 def report(only: list[str]) -> int:
+    sample = drawn()
     known = equivalents()
     used: set[tuple[str, str]] = set()
     below: list[str] = []
@@ -94,6 +140,8 @@ def report(only: list[str]) -> int:
             below.append(module)
             continue
         codes = json.loads(meta.read_text())["exit_code_by_key"]
+        if sample is not None:
+            codes = {k: v for k, v in codes.items() if k in sample}
         functions = _functions((ROOT / "mutants" / module).read_text())
         count: Counter[str] = Counter()
         for key, code in sorted(codes.items(), key=lambda kv: (kv[0].rpartition("__mutmut_")[0],
@@ -136,6 +184,8 @@ def report(only: list[str]) -> int:
     if stale:
         print(f"\n{len(stale)} entries of equivalent/*.toml match no mutant now (the code moved): "
               + "; ".join(f"{f} `{line}`" for f, line in stale))
+    if sample is not None:
+        print(f"(a sample: {len(sample)} mutants drawn; `--all` tries every one)")
     print(f"\ntarget: {TARGET:.0%} of the mutants that change behaviour, in each module"
           + (f"; under it: {', '.join(below)}" if below else "; met"))
     return 1 if below else 0
@@ -145,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--report", action="store_true", help="only report the last run")
     parser.add_argument("--module", action="append", default=[], help="only this module (repeatable)")
+    parser.add_argument("--again", action="store_true", help="re-run only what the last run did not kill")
+    parser.add_argument("--sample", type=int, default=50, metavar="N", help="mutants a module (default 50)")
+    parser.add_argument("--seed", type=int, default=22)
+    parser.add_argument("--all", action="store_true", help="every mutant, not a sample")
     parser.add_argument("--children", type=int, default=os.cpu_count() or 2)
     args = parser.parse_args(argv)
     only = args.module or modules()
@@ -158,7 +212,17 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             print("mutmut is not installed: pip install -e '.[test]'", file=sys.stderr)
             return 2
-        rc = run_mutmut(args.module, args.children)
+        if args.again:
+            names = survivors(only)
+            print(f"trying again the {len(names)} mutants the last run did not kill")
+            if not names:
+                return report(only)
+        elif args.all:
+            (ROOT / "mutants" / "sample.json").unlink(missing_ok=True)
+            names = [m.removesuffix(".py").replace("/", ".") + ".*" for m in only]  # every one, tried again
+        else:
+            names = draw(only, args.sample, args.seed)
+        rc = run_mutmut(names, args.children)
         if rc not in (0, 1):
             print(f"mutmut stopped with exit code {rc}", file=sys.stderr)
             return rc
