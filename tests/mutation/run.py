@@ -179,7 +179,7 @@ def report(only: list[str]) -> int:
     if all_counted:
         print(f"{'all':34} {sum(r[1] for r in rows):7d} {all_killed:6d} {all_counted - all_killed:5d} "
               f"{sum(r[4] for r in rows):5d} {all_killed / all_counted:6.1%}")
-    stale = [k for k in known if k not in used and any(k[0].startswith(m.removesuffix('.py').replace('/', '.'))
+    stale = [] if sample is not None else [k for k in known if k not in used and any(k[0].startswith(m.removesuffix('.py').replace('/', '.'))
                                                        for m in only)]
     if stale:
         print(f"\n{len(stale)} entries of equivalent/*.toml match no mutant now (the code moved): "
