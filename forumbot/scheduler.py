@@ -103,8 +103,12 @@ class Runner:
 
     def _signalled(self, signum, frame) -> None:
         # A signal handler runs in the main thread wherever it was, maybe inside a lock that
-        # stopping takes: it only raises, and stop() runs where start() is left.
+        # stopping takes: it raises, and stop() runs where start() is left. But APScheduler
+        # swallows whatever is raised while it hands a job to its worker ("Error submitting
+        # job"), so another thread stops the scheduler too (it waits for any lock the main
+        # thread holds, instead of taking it from under it).
         if not self.stopping:
+            threading.Thread(target=self.stop, name="forumbot-stop", daemon=True).start()
             raise _Stop(signum)
 
     def run(self) -> None:

@@ -93,3 +93,53 @@ def test_no_cycle_runs_while_the_bot_lock_is_lost_and_run_stops_when_another_bot
 def test_run_exits_3_when_another_bot_takes_the_lost_lock(db):
     mod = Moderator(LocalForum(":memory:"))
     assert scheduler.run_forever(mod, poll_interval=60, keeper=_Keeper(["stop"])) == 3
+
+
+def test_sigterm_while_the_scheduler_hands_a_cycle_to_its_worker_still_stops_the_bot():
+    """APScheduler swallows any exception raised while it submits a job ("Error submitting
+    job"): a SIGTERM that lands there must still stop the bot (it ran on, polling, until
+    systemd killed it mid-cycle)."""
+    import os
+    import signal
+
+    from forumbot.moderator import CycleReport
+
+    class Mod:
+        class forum:
+            class traits:
+                listing_window = 500
+
+        def cycle(self):
+            return CycleReport()
+
+        def next_deadline(self):
+            return None
+
+    runner = scheduler.Runner(Mod(), 1)
+    executor = runner.sched._lookup_executor("default")
+    submit = executor.submit_job
+    signalled = []
+
+    def submit_job(job, run_times):
+        if not signalled:
+            signalled.append(1)
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs in here, in the main thread
+            time.sleep(0.05)
+        return submit(job, run_times)
+
+    executor.submit_job = submit_job
+    hung = []
+
+    def rescue():  # a bound: the test fails instead of hanging
+        hung.append(1)
+        runner.sched.shutdown(wait=False)
+
+    timer = threading.Timer(10, rescue)
+    timer.start()
+    try:
+        started = time.monotonic()
+        runner.run()
+    finally:
+        timer.cancel()
+    assert signalled and not hung, "SIGTERM was lost: the scheduler ran on"
+    assert runner.stopping and time.monotonic() - started < 5
