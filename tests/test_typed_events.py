@@ -65,6 +65,16 @@ def test_an_unknown_or_misshapen_event_is_kept_as_written():
         vote.vote = "reject"  # frozen
 
 
+def test_an_event_time_from_another_zone_is_written_as_its_utc_instant():
+    """The log and `export` mark every time with Z (UTC): a time that carries another zone
+    is converted, not relabelled, and a naive one is taken as UTC, as the store keeps them."""
+    from datetime import timedelta
+    plus_two = datetime(2026, 12, 2, 14, 30, tzinfo=timezone(timedelta(hours=2)))
+    assert ev.VoteCast(at=plus_two, player="a", vote="approve", via="thread").to_json()["at"] == "2026-12-02T12:30:00Z"
+    naive = datetime(2026, 12, 2, 14, 30)
+    assert ev.VoteCast(at=naive, player="a", vote="approve", via="thread").to_json()["at"] == "2026-12-02T14:30:00Z"
+
+
 def test_the_bot_reads_events_by_their_fields_not_by_their_json():
     """No module of the bot reads `.data` (the JSON form) of an event: the store and
     export write `to_json()`, and everything else reads the fields."""

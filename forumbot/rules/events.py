@@ -21,7 +21,7 @@ time), and `tx.emit("excalibur_used", ...)` does the same by name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable, ClassVar, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
@@ -126,6 +126,9 @@ def from_json(type_: str, at: datetime, data: dict) -> Event:
 
 
 def iso(at: datetime) -> str:
+    """An instant as the log and `export` write it: UTC, with its `Z` (a naive time is UTC already)."""
+    if at.tzinfo is not None:
+        at = at.astimezone(timezone.utc)
     return at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
