@@ -281,25 +281,27 @@ class Ingest:
 
     def _set_aside(self, row: Inbound, why: str, tries: int | None = None) -> None:
         """A message that will not be handled: marked so (`why` stays in the store, for
-        the operator), the host of its game told, and its sender answered, each once."""
+        the operator), the host of its game told, and its sender answered, each once, in
+        one transaction (database trouble raises, and the message stays as it was)."""
         log.error("inbound %s from %s set aside: %s", row.ext_id, row.author, why[:200])
-        Inbound.update(state="error", tries=tries if tries is not None else (row.tries or 0),
-                       note=why[:500]).where(Inbound.id == row.id).execute()
+        with db.atomic():  # set aside and told together: the database failing leaves it as it was
+            Inbound.update(state="error", tries=tries if tries is not None else (row.tries or 0),
+                           note=why[:500]).where(Inbound.id == row.id).execute()
+            try:
+                with db.atomic():
+                    games = self._games_for_failure(row)
+                    for game in games:
+                        out = Outgoing(key=f"{game.tag}:set-aside:{self.forum.name}:{row.ext_id}", kind="pm",
+                                       to=game.host, subject=subject("set_aside", game.tag),
+                                       body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created),
+                                                          self.book.markup))
+                        store.enqueue(out, game.id, self.clock(), priority=0)
+                    self._answer_sender(row, games)
+            except Exception as e:  # the same bug may be in the way: the message stays set aside
+                if store.is_db_trouble(e):
+                    raise  # (not set aside: the next cycle tries it again)
+                log.exception("could not tell anyone that %s was set aside", row.ext_id)
         row.state = "error"
-        try:
-            with db.atomic():
-                games = self._games_for_failure(row)
-                for game in games:
-                    out = Outgoing(key=f"{game.tag}:set-aside:{self.forum.name}:{row.ext_id}", kind="pm",
-                                   to=game.host, subject=subject("set_aside", game.tag),
-                                   body=ops.set_aside(game.tag, row.author, row.kind, store.aware(row.created),
-                                                      self.book.markup))
-                    store.enqueue(out, game.id, self.clock(), priority=0)
-                self._answer_sender(row, games)
-        except Exception as e:  # the same bug may be in the way: the message stays set aside
-            if store.is_db_trouble(e):
-                raise
-            log.exception("could not tell anyone that %s was set aside", row.ext_id)
 
     def _answer_sender(self, row: Inbound, games: list[Game]) -> None:
         """The sender of a message set aside learns that it was not handled (and nothing

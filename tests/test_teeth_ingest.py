@@ -484,3 +484,130 @@ def test_comments_handled_together_are_handled_once(local_game, clock):
     assert len(new) == 1 and new[0].startswith("alice proposes **alice, bob** for mission 1."), new
     assert t.state.votes == {"bob": "approve"}
     assert {n: len(t.people.pms_to(n)) for n in t.players} == pms_before
+
+
+def test_comments_of_two_games_handled_together_keep_their_own_game(db, clock):
+    """bob's command in G1's thread and frank's in G2's are read in one cycle (handled in
+    one transaction). Each edits his comment: each is told, once, in his own game's thread
+    and under his own game's tag, that the edit changes nothing."""
+    t, forum = _two_games(clock)
+    (g2,) = [g for g in store.Game.select() if g.tag == "G2"]
+    t.say("bob", "**APPROVE**")
+    t.people.comment("frank", g2.thread, "**APPROVE**")
+    t.cycle()
+    rows = {r.author: r for r in store.Inbound.select().where(store.Inbound.author.in_(["bob", "frank"])
+                                                               & (store.Inbound.kind == "comment"))}
+    assert {n: (r.state, r.game) for n, r in rows.items()} == {"bob": ("done", t.game.id), "frank": ("done", g2.id)}
+    forum.edit_comment(rows["bob"].ext_id, "**REJECT**")
+    forum.edit_comment(rows["frank"].ext_id, "**REJECT**")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    for thread, who in ((t.game.thread, "bob"), (g2.thread, "frank")):
+        edits = [p for p in t.people.thread(thread) if "Editing a comment" in p]
+        assert len(edits) == 1 and who in edits[0].split(":")[0], (thread, edits)
+
+
+def test_votes_in_a_batch_the_database_refused_count_in_the_same_cycle_once_it_answers(local_game, clock, monkeypatch):
+    """bob's and carol's votes are read in one cycle (one transaction). While carol's is
+    handled the connection starts refusing every write (SQLite's READONLY, as a broken
+    connection does until it is replaced): the batch is rolled back, the bot opens a fresh
+    connection, and both votes are handled, each once, in that same cycle."""
+    t = local_game(extra=VOTE)
+    t.propose()
+    handle = Moderator._handle
+    broke = []
+
+    def breaking(self, row):
+        if row.author == "carol" and not broke:
+            broke.append(row.ext_id)
+            store.db.execute_sql("PRAGMA query_only = 1")  # this connection writes no more
+        return handle(self, row)
+
+    monkeypatch.setattr(Moderator, "_handle", breaking)
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "**REJECT**")
+    report = t.cycle()
+    assert broke
+    assert report.handled == 2
+    assert t.state.votes == {"bob": "approve", "carol": "reject"}
+    rows = store.Inbound.select().where(store.Inbound.author.in_(["bob", "carol"]) & (store.Inbound.kind == "comment"))
+    assert sorted((r.author, r.state, r.tries) for r in rows) == [("bob", "done", 0), ("carol", "done", 0)]
+
+
+def test_votes_of_a_batch_the_database_lost_hold_the_deadline_until_it_is_back(local_game, clock, monkeypatch, tmp_path):
+    """bob's and carol's votes, written a minute before the deadline, are read after it, in
+    one cycle (one transaction). While carol's is handled the connection refuses every
+    write and the database is out of reach (no new connection opens); it is back once the
+    inbox loop has given up, before the deadlines are looked at. Nothing was handled, and
+    the deadline waits: the next cycle counts both votes instead of defaulting them."""
+    from forumbot.ingest import Ingest
+
+    t = local_game(extra=VOTE)
+    t.propose()
+    for n in ("alice", "dave", "erin"):
+        t.say(n, "**APPROVE**")
+    t.cycle()
+    clock.advance(minutes=59)
+    handle, inbox = Moderator._handle, Ingest.process_inbox
+    away = tmp_path.with_name(tmp_path.name + "-away")
+    broke = []
+
+    def breaking(self, row):
+        if row.author == "carol" and not broke:
+            broke.append(row.ext_id)
+            store.db.execute_sql("PRAGMA query_only = 1")  # this connection writes no more
+            tmp_path.rename(away)  # and no new one opens
+        return handle(self, row)
+
+    def back(self):
+        try:
+            return inbox(self)
+        finally:
+            if away.exists():
+                away.rename(tmp_path)
+
+    monkeypatch.setattr(Moderator, "_handle", breaking)
+    monkeypatch.setattr(Ingest, "process_inbox", back)
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "**REJECT**")
+    clock.advance(minutes=2)
+    report = t.cycle()
+    assert broke and not away.exists()
+    assert t.state.phase == "team_vote", "the deadline closed without two votes cast in time"
+    assert report.handled == 0
+    clock.advance(seconds=30)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["votes"]["bob"] == "approve" and v["votes"]["carol"] == "reject" and v["defaulted"] == [], v
+
+
+def test_a_message_set_aside_while_the_database_fails_is_still_told_to_its_host_once(db, clock, monkeypatch):
+    """alice's vote raises (a bug) until it is set aside; just as its host is being told,
+    the connection refuses every write (SQLite's READONLY, as a broken connection does until
+    it is replaced). Nothing of it is kept: the next cycle sets it aside again, and its host
+    and alice are told, once each."""
+    t, forum = _bb(clock)
+    t.start(extra=VOTE)
+    t.propose()
+    _buggy(monkeypatch, lambda row: row.author == "alice", KeyError("a bug"))
+    told = ops.set_aside
+    broke = []
+
+    def breaking(*args):
+        if not broke:
+            broke.append(args)
+            store.db.execute_sql("PRAGMA query_only = 1")  # this connection writes no more
+        return told(*args)
+
+    monkeypatch.setattr(ops, "set_aside", breaking)
+    hosts_before = pms(forum, "host")
+    t.say("alice", "**APPROVE**")
+    for _ in range(4):
+        clock.advance(seconds=30)
+        t.cycle()
+    assert broke
+    (row,) = store.Inbound.select().where((store.Inbound.author == "alice") & store.Inbound.body.contains("APPROVE"))
+    assert row.state == "error"
+    assert [s for s, b in pms(forum, "host")[len(hosts_before):]] == ["G1: a message I could not handle"]
+    assert [s for s, b in pms(forum, "alice") if "set it aside" in b] == ["G1: re: your message"]
