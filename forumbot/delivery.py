@@ -228,8 +228,11 @@ one is looked for before it is sent again; what can never go out is told to the 
 
     def _posted(self, item: Outbox, posted: Posted) -> None:
         if item.kind == "edit":  # posted only if no newer block replaced it meanwhile: that one goes next
+            # (attempts back to 0: the game's one edit row takes every block in turn, and the
+            # next block's first failure waits a first failure's backoff, not one grown by
+            # every block that went out before it)
             Outbox.update(state="posted", uncertain=False, ext_id=posted.id, url=posted.url, error="",
-                          attempts=item.attempts, posted_at=store.naive(self.clock())).where(
+                          attempts=0, posted_at=store.naive(self.clock())).where(
                 (Outbox.id == item.id) & (Outbox.body == item.body)).execute()
             return
         with db.atomic():

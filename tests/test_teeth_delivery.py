@@ -2,17 +2,28 @@
 local forum. Each test was seen to fail with a mutant of forumbot/delivery.py: a failed PM
 to the host that spawns PMs to the host without end (bounded here by a cycle count), a
 thread held back a cycle behind a post the forum refused for good, posts of a thread
-overtaking one still in doubt, role PMs sent for a game whose opening post was refused."""
+overtaking one still in doubt, role PMs sent for a game whose opening post was refused; and
+(wave 3) a thread's posts held behind one another by urgency when they all fit, the edits'
+share given to the same games every minute, a status edit that drops the opening post's
+marker (a restored backup then posts the game thread twice), edits not backing off, or
+backing off by every block sent before, an overtaken block sent again."""
 from __future__ import annotations
 
+import os
+import random
+import re
+import shutil
+import sqlite3
 from collections import Counter
 
 from adapters.base import ForumError, Markup, PermanentError, TransientError, UncertainError
 from adapters.local import LocalForum
 from forumbot import store
+from forumbot.moderator import Moderator
 from forumbot.render import ops
 from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
+from tests.conftest import make_forum
 from tests.table import LocalPeople, Table, config_text
 
 VOTE = "deadlines: {team_vote: 1h}\n"
@@ -207,6 +218,9 @@ def test_an_opening_post_refused_for_good_deals_no_role_and_posts_nothing_more(d
     assert not [o for o in forum.tried if o.kind == "comment"]
     game = store.Game.get()
     assert game.status == "aborted"
+    # it holds no deadline: NULL in the store (an empty text is no date; PostgreSQL refuses it)
+    assert store.Game.select().where(store.Game.next_deadline.is_null(True)).count() == 1
+    assert game.next_deadline is None
     assert not store.Outbox.select().where(store.Outbox.state == "pending").count()
 
 
@@ -474,3 +488,317 @@ def test_the_status_block_follows_the_game_through_a_rate_limit_and_a_refusal(db
     assert pms(forum, "host")[len(before):] == [
         ("G1: a message could not be delivered", words.undelivered("G1", "edit", None, "the post is archived"))]
     assert "an update of the status block in the opening post" in pms(forum, "host")[-1][1]
+
+
+# --- the outbox's order within a thread or a recipient, edits and restored backups (wave 3) ------
+
+def bot_comments(forum, thread) -> list[str]:
+    """The bot's comments in `thread`, in the order they landed."""
+    return [r["body"] for r in forum.thread_comments(thread) if r["author"] == forum.bot_name]
+
+
+def test_replies_and_results_written_in_one_cycle_all_reach_the_thread_in_that_cycle(db, clock):
+    """In one cycle carol votes before any team is proposed (the bot answers her), alice
+    proposes, dave proposes out of turn (answered too), and everyone votes: two answers
+    (replies) and two results (more urgent) are written, alternating, to one thread. With
+    room in the budget all four go out in that cycle, in the order they were written; the
+    vote's result is not held a whole poll interval behind the answer before it."""
+    t, forum = _told(clock)
+    t.start(extra=VOTE)
+    before = len(bot_comments(forum, t.game.thread))
+    t.say("carol", "**APPROVE**")
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.say("dave", "**PROPOSE: alice, bob**")
+    for n in ("alice", "bob", "carol", "dave", "erin"):
+        t.say(n, "**APPROVE**")
+    t.cycle()
+    new = bot_comments(forum, t.game.thread)[before:]
+    assert len(new) == 4, new
+    assert new[0].startswith("u/carol: G1: No team vote is open now"), new
+    assert new[1].startswith("alice proposes"), new
+    assert new[2].startswith("u/dave: G1: There is no team to propose"), new
+    assert new[3].startswith("The vote on alice's team (alice, bob) is closed"), new
+    assert [s for s, _ in pms(forum, "bob")][-1] == "G1: mission 1 orders"
+
+
+def _snapshot(url: str, to) -> None:
+    """A consistent copy of the SQLite store as it is now (the operator's backup)."""
+    src, dst = sqlite3.connect(url.removeprefix("sqlite:///")), sqlite3.connect(str(to))
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+
+
+def _put_back(url: str, backup) -> None:
+    """The backup put back in place of the store (the bot stopped meanwhile)."""
+    path = url.removeprefix("sqlite:///")
+    store.close()
+    for extra in ("-wal", "-shm"):
+        if os.path.exists(path + extra):
+            os.remove(path + extra)
+    shutil.copyfile(str(backup), path)
+    store.connect(url)
+
+
+def test_a_backup_from_before_the_opening_post_posts_no_second_game_thread_after_status_edits(
+        db, clock, fake_reddit, tmp_path):
+    """On Reddit the operator's backup was taken while the game's opening post was on its way
+    (the store holds it as sent, not known to have landed). The game then ran: the status block
+    in the opening post was edited as the leader proposed. The backup is put back: the bot
+    looks for the opening post before sending it again, and finds it by its invisible marker,
+    which the status-block edits kept. There is one game thread, and no role PM twice."""
+    forum, people = make_forum("reddit", clock, fake_reddit)
+    t = Table(forum, people, clock)
+    url = f"sqlite:///{tmp_path}/bot.db"
+    backup = tmp_path / "backup.db"
+    post, kinds = forum.post, []
+
+    def watched(out):
+        if out.kind == "thread" and not backup.exists():
+            _snapshot(url, backup)
+        kinds.append(out.kind)
+        return post(out)
+
+    forum.post = watched  # type: ignore[method-assign]
+    t.start(extra=VOTE)
+    t.propose(["alice", "bob"])
+    clock.advance(seconds=61)
+    t.cycle()
+    assert backup.exists() and kinds.count("thread") == 1
+    assert "edit" in kinds, kinds  # the block was edited after the opening post went out
+    thread = t.game.thread
+    _put_back(url, backup)
+    t.mod = Moderator(forum, clock=clock)  # the bot starts again on the restored store
+    for _ in range(3):
+        clock.advance(seconds=61)
+        t.cycle()
+    bot_threads = [s for s in fake_reddit.submissions.values() if s["author"] == fake_reddit.bot]
+    assert len(bot_threads) == 1, [s["title"] for s in bot_threads]
+    assert kinds.count("thread") == 1  # found, not sent again
+    assert t.game.thread == thread
+    for n in t.players:
+        assert [m["subject"] for m in fake_reddit.pms_to(n)].count("G1: your role") == 1, n
+
+
+def test_status_edits_back_off_while_the_forum_keeps_failing_them(db, clock):
+    """The forum answers every status-block edit with a 503 (it names no time to wait), for
+    five minutes: the bot tries the edit again with a growing wait, not at every 10-second
+    cycle; the game's posts go out meanwhile, and when the forum is well again the newest
+    block goes out."""
+    random.seed(22)  # (the backoff's jitter)
+    t, forum = _told(clock)
+    t.start()
+    forum.keep = True
+    forum.faults = [lambda out: TransientError("503 Service Unavailable") if out.kind == "edit" else None]
+    t.propose(["alice", "bob"])
+    gaps, last = [], clock()
+    tried = len([o for o in forum.tried if o.kind == "edit"])
+    for _ in range(30):
+        clock.advance(seconds=10)
+        t.cycle()
+        now = len([o for o in forum.tried if o.kind == "edit"])
+        if now > tried:
+            gaps.append((clock() - last).total_seconds())
+            last, tried = clock(), now
+    assert any("proposes" in p for p in t.people.thread(t.game.thread))
+    assert 2 <= len(gaps) <= 9, gaps  # (at a fixed wait of up to 15 s: 15 tries or more)
+    assert "Still to vote: alice, bob, carol, dave, erin." not in forum.threads()[0]["body"]
+    forum.faults = []
+    clock.advance(minutes=30)
+    t.cycle()
+    assert "Still to vote: alice, bob, carol, dave, erin." in forum.threads()[0]["body"]
+
+
+def test_one_failed_status_edit_late_in_a_game_waits_no_longer_than_the_first_one_would(db, clock):
+    """Two missions in, the status block has been edited many times; then the forum answers
+    the first try of each of the next four blocks with a 503 (no time named). Each is tried
+    again within a first failure's backoff (15 s at most), not after the half hour that the
+    block's earlier, successful edits would add up to: the players see each block within
+    15 s (a cycle every 5 s)."""
+    random.seed(22)  # (the backoff's jitter)
+    t, forum = _told(clock)
+    t.start(extra=VOTE)
+    for _ in range(2):
+        t.mission()
+        clock.advance(seconds=61)
+        t.cycle()
+    assert len([o for o in forum.tried if o.kind == "edit"]) >= 6
+
+    def block() -> str:
+        return forum.threads()[0]["body"].split("\n---\n")[0]
+
+    steps = [(None, "Still to vote: alice, bob, carol, dave, erin."), ("alice", "Still to vote: bob, carol, dave, erin."),
+             ("bob", "Still to vote: carol, dave, erin."), ("carol", "Still to vote: dave, erin.")]
+    for who, shown in steps:
+        forum.faults = [lambda out: TransientError("503 Service Unavailable") if out.kind == "edit" else None]
+        if who is None:
+            t.propose()
+        else:
+            t.say(who, "**APPROVE**")
+            t.cycle()
+        assert not forum.faults and shown not in block()  # (the edit was tried, and failed)
+        for _ in range(3):
+            clock.advance(seconds=5)
+            t.cycle()
+        assert shown in block(), (who, block())
+
+
+def test_a_status_block_another_run_sent_meanwhile_is_not_sent_again(db, clock):
+    """While this run's flush is posting the leader's proposal, another run of the bot on the
+    same store (an operator's one-off run) sends the status block that waits, and marks it
+    sent. This run does not edit the opening post again with it: nothing overtaken goes out."""
+    t, forum = _told(clock)
+    t.start()
+    key = f"{t.game.tag}:status-block"
+
+    def other_run(out):
+        if out.kind == "comment" and "proposes" in out.body:
+            row = store.Outbox.get(store.Outbox.key == key)
+            assert row.state == "pending"  # (the block that waits behind the proposal)
+            store.Outbox.update(state="posted").where(store.Outbox.key == key).execute()
+        return None
+
+    forum.faults = [other_run]
+    forum.keep = True
+    edits = len([o for o in forum.tried if o.kind == "edit"])
+    t.propose(["alice", "bob"])
+    assert any("proposes" in p for p in t.people.thread(t.game.thread))
+    assert len([o for o in forum.tried if o.kind == "edit"]) == edits
+
+
+def test_with_room_for_every_post_the_edits_share_still_goes_to_the_stalest_blocks(db, clock):
+    """Three games whose status blocks change every minute, and a budget of 4 writes a
+    minute: room for the three edits, but the edits' share is 2. The two stalest blocks go
+    out each minute, so no game's block is more than two minutes behind; not the same two
+    games every time while the third never moves."""
+    forum = LocalForum(":memory:", clock=clock)
+    people = LocalPeople(forum)
+    mod = Moderator(forum, clock=clock, writes_per_minute=None)
+    for g in range(3):
+        people.pm(f"host{g}", "new game", config_text(["alice", "bob", "carol", "dave", "erin"], seed=g))
+    for _ in range(3):
+        mod.cycle()
+        clock.advance(seconds=61)
+    games = list(store.Game.select().order_by(store.Game.id))
+    assert len(games) == 3 and all(g.thread for g in games)
+    mod.budget.per_minute = 4
+    block = re.compile(r"Block of G(\d+), change (\d+)\.")
+    for change in range(1, 7):
+        store.set_status_edits([(g.id, f"G{g.id}:status-block", f"Block of G{g.id}, change {change}.")
+                                for g in games], clock())
+        mod.cycle()
+        shown = {int(m.group(1)): int(m.group(2)) for t in forum.threads() if (m := block.search(t["body"] or ""))}
+        if change >= 3:
+            assert all(shown.get(g.id, 0) >= change - 2 for g in games), (change, shown)
+        assert sorted(shown.values(), reverse=True)[:2] == [change, change], (change, shown)
+        clock.advance(seconds=61)
+
+
+def test_pms_to_a_player_named_edit_keep_their_order(db, clock):
+    """A player's username is "Edit" (any name a forum allows is a name): his role PM is
+    rate-limited for two minutes, and the answer to the STATUS he sends meanwhile waits
+    behind it, as for anyone; he reads them in the order they were written."""
+    forum = Told(clock)
+    t = Counted(forum, LocalPeople(forum), clock, players=["alice", "Edit", "carol", "dave", "erin"])
+    forum.faults = [lambda out: TransientError("RATELIMIT", 120) if out.kind == "pm" and out.to == "Edit" else None]
+    t.start()
+    assert not forum.messages_to("Edit")
+    t.people.pm("Edit", "G1", "STATUS")
+    for _ in range(5):
+        clock.advance(seconds=30)
+        t.cycle()
+    got = [r["subject"] for r in forum.messages_to("Edit")]
+    assert len(got) == 2 and got[0] == "G1: your role", got
+
+
+def test_replies_and_results_filling_the_budget_exactly_all_go_out_in_that_cycle(db, clock):
+    """As in the test above, two answers and two results alternate in one thread, and with
+    them go two players' orders and the status block: seven writes, and a budget of exactly
+    seven a minute. Everything fits, so the posts go in the order they were written (the
+    status edit, over its share, waits): the vote's result is not held behind an answer."""
+    forum = Told(clock)
+    t = Counted(forum, LocalPeople(forum), clock,
+                make_moderator=lambda: Moderator(forum, clock=clock, writes_per_minute=7))
+    t.start(extra=VOTE)
+    clock.advance(seconds=61)
+    t.cycle()
+    before = len(bot_comments(forum, t.game.thread))
+    t.say("carol", "**APPROVE**")
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.say("dave", "**PROPOSE: alice, bob**")
+    for n in ("alice", "bob", "carol", "dave", "erin"):
+        t.say(n, "**APPROVE**")
+    clock.advance(seconds=61)
+    report = t.cycle()
+    new = bot_comments(forum, t.game.thread)[before:]
+    assert len(new) == 4, new
+    assert new[3].startswith("The vote on alice's team (alice, bob) is closed"), new
+    assert report.posted == 6
+
+
+def test_a_status_block_another_run_wrote_meanwhile_goes_out_in_place_of_the_older_one(db, clock):
+    """While this run's flush is posting the leader's proposal, another run of the bot on the
+    same store writes a newer status block. The edit this run then makes carries the newer
+    block, once: the older one is never shown, and the post is not edited twice."""
+    t, forum = _told(clock)
+    t.start()
+    game = t.game
+    key = f"{game.tag}:status-block"
+
+    def other_run(out):
+        if out.kind == "comment" and "proposes" in out.body:
+            assert store.Outbox.get(store.Outbox.key == key).state == "pending"
+            store.set_status_edit(game.id, key, "Block of G1, written by the other run.", clock())
+        return None
+
+    forum.faults = [other_run]
+    forum.keep = True
+    edits = len([o for o in forum.tried if o.kind == "edit"])
+    t.propose(["alice", "bob"])
+    sent = [o.body for o in forum.tried if o.kind == "edit"][edits:]
+    assert len(sent) == 1 and "Block of G1, written by the other run." in sent[0], sent
+    assert forum.threads()[0]["body"].startswith("Block of G1, written by the other run.")
+    assert store.Outbox.get(store.Outbox.key == key).state == "posted"
+
+
+def test_a_host_command_while_the_opening_post_waits_is_shown_once_the_post_is_out(db, clock):
+    """The game's opening post is rate-limited for two minutes, and meanwhile the host pauses
+    the game by PM: the status block that says so waits for the opening post (nothing is
+    edited, and each cycle's report counts nothing that did not go out), then shows it."""
+    t, forum = _told(clock)
+    forum.faults = [lambda out: TransientError("RATELIMIT", 120) if out.kind == "thread" else None]
+    t.people.pm("host", "new game", config_text(t.players))
+    t.cycle()
+    assert not forum.threads()
+    t.people.pm("host", "G1", "PAUSE G1")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()  # (Counted: each report's count is what went out)
+    assert not forum.threads()
+    assert not [o for o in forum.tried if o.kind == "edit"]
+    clock.advance(seconds=60)
+    t.cycle()
+    assert forum.threads() and "pause" in forum.threads()[0]["body"].split("\n---\n")[0].lower()
+
+
+def test_a_games_rate_limited_opening_post_does_not_hold_back_another_games(db, clock):
+    """Two hosts start a game in the same cycle; the forum rate-limits G1's opening post for
+    two minutes. G2's opening post, its roles and its first post go out at once: only G1's
+    own posts wait behind its opening post."""
+    t, forum = _told(clock)
+    others = ["frank", "gina", "hank", "ivan", "judy"]
+    forum.faults = [lambda out: TransientError("RATELIMIT", 120)
+                    if out.kind == "thread" and "Test game (G1)" == out.title else None]
+    t.people.pm("host", "new game", config_text(t.players))
+    t.people.pm("host2", "new game", config_text(others).replace("title: Test game", "title: Other game"))
+    t.cycle()
+    assert [th["title"] for th in forum.threads()] == ["Other game (G2)"]
+    for n in others:
+        assert [s for s, _ in pms(forum, n)] == ["G2: your role"], n
+    for n in t.players:
+        assert not pms(forum, n), n
+    clock.advance(seconds=125)
+    t.cycle()
+    assert sorted(th["title"] for th in forum.threads()) == ["Other game (G2)", "Test game (G1)"]
