@@ -38,7 +38,7 @@ SYSTEM_USERS = {"system", "discobot"}  # Discourse's own accounts (ids -1 and -2
 class DiscourseReads(DiscourseHTTP):
     """What the bot reads on Discourse (the Forum protocol's fetch, recheck, mark_read)."""
 
-    def __init__(self, *args, recheck_every: float = 120.0, **kw):
+    def __init__(self, *args, recheck_every: float, **kw):  # (its default: DiscourseForum's)
         super().__init__(*args, **kw)
         # A topic's posts that are not on the listing are re-read for edits at most this
         # often (seconds): an edit only earns a notice, and each topic costs a request.
@@ -206,17 +206,26 @@ class DiscourseReads(DiscourseHTTP):
 
     def _private_messages(self, state: dict | None) -> tuple[list[Inbound], dict]:
         """New posts in the PM topics of the bot. The bookmark is the newest bump read and,
-        per topic, the highest post number read and whether the bot started it."""
+        per topic, the highest post number read and whether the bot started it. More topics
+        bumped since the last read than PM_PAGES pages hold: the bookmark stays, and the next
+        fetches read on down the list (a page back, for topics that moved up) from where the
+        last stopped (`sweep`), with the first page for what is new; once the list is read
+        down to the bookmark, it moves to the newest bump the sweep began at (what was
+        bumped since, beyond the first page, is read by the fetch after)."""
         state = dict(state or {})
         first = not state
         at = state.get("at")
         known: dict[str, list] = {k: list(v) for k, v in (state.get("topics") or {}).items()}
+        sweep = state.get("sweep")
         changed = []
         newest = at
         reached = first or at is None
-        oldest = None
+        pages = list(range(PM_PAGES))
+        if sweep and not reached:
+            start = max(1, int(sweep["page"]) - 1)
+            pages = [0, *range(start, start + PM_PAGES - 1)]
         try:
-            for page in range(PM_PAGES):
+            for page in pages:
                 data = self._get(f"/topics/private-messages/{self.bot_name}.json",
                                  {"page": page} if page else None) or {}
                 users = {u.get("id"): u.get("username") for u in data.get("users") or []}
@@ -229,7 +238,6 @@ class DiscourseReads(DiscourseHTTP):
                         stop = reached = True
                         break
                     newest = bumped if newest is None or bumped > newest else newest
-                    oldest = bumped if oldest is None or bumped < oldest else oldest
                     read = known.get(str(t["id"]), [0, None, ""])
                     if int(t.get("highest_post_number") or 0) > int(read[0]):
                         changed.append((t, users))
@@ -238,6 +246,7 @@ class DiscourseReads(DiscourseHTTP):
                 if stop or first or not listing.get("more_topics_url") or len(topics) < per_page:
                     reached = True
                     break
+            top = newest
             out: list[Inbound] = []
             for t, users in changed:
                 posts, done = self._pm_topic(t, users, known)
@@ -245,8 +254,12 @@ class DiscourseReads(DiscourseHTTP):
                 if not done:  # more than one fetch reads of it: the bookmark stays at its bump
                     bumped = known[str(t["id"])][2]
                     newest = bumped if newest is None or bumped < newest else newest
-            if not reached and oldest is not None:  # more bumped topics than the pages hold
-                newest = oldest if newest is None else min(newest, oldest)
+            if not reached:  # more bumped topics than the pages hold: on from the next page
+                sweep = {"page": pages[-1] + 1, "top": sweep["top"] if sweep else top}
+                newest = at
+            elif sweep:  # read down to the bookmark: from the bump the sweep began at
+                newest = min(newest, sweep["top"])
+                sweep = None
         except LoginFailed:
             raise
         except ForumError as e:  # nothing of this read counts: it is all read again
@@ -254,7 +267,7 @@ class DiscourseReads(DiscourseHTTP):
         if len(known) > PM_KEEP:
             keep = sorted(known.items(), key=lambda kv: kv[1][2] or "", reverse=True)[:PM_KEEP]
             known = dict(keep)
-        return out, {"at": newest, "topics": known}
+        return out, {"at": newest, "topics": known, **({"sweep": sweep} if sweep else {})}
 
     def _pm_topic(self, t: dict, users: dict, known: dict) -> tuple[list[Inbound], bool]:
         tid = int(t["id"])

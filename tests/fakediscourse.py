@@ -261,13 +261,21 @@ class FakeDiscourse(FakeServer):
             if not quick:
                 p["version"] += 1
                 p["public_version"] += 1
+                # PostRevisor#bump_topic: an edit of a topic's last post bumps the topic
+                # (`bumped_at`, the order of topic lists), not its `last_posted_at`.
+                t = self.topics[p["topic_id"]]
+                if p is self._by_topic[t["id"]][-1]:
+                    t["bumped_at"] = p["updated_at"]
             return p
 
     def user_delete(self, post_id: int) -> dict:
         """The author deletes it (PostDestroyer#mark_for_deletion): a new version whose raw is
         "(post deleted by author)", `user_deleted` set; it stays (for 24 hours)."""
         with self.lock:
+            t = self.topics[self.posts[post_id]["topic_id"]]
+            bumped = t["bumped_at"]
             p = self.edit(post_id, DELETED_BY_AUTHOR)
+            t["bumped_at"] = bumped  # (its revision bypasses the bump)
             p["user_deleted"] = True
             self._rev += 1
             return p

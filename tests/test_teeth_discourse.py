@@ -250,3 +250,221 @@ def test_a_gap_with_a_game_topic_gone_still_reads_the_others(dtable, fake, clock
     assert voted() == first
     t.cycle()
     assert voted() == "b c"
+
+
+# --- PM topics bumped out of order, and the bookmark's memory of them ---------------------------
+
+
+def role_pm(site, player: str) -> dict:
+    """The PM topic the bot started with a player (its role)."""
+    return next(x for x in site.topics.values() if x["archetype"] == "private_message"
+                and site.users[player]["id"] in x["allowed"] and x["user_id"] == site.users[BOT]["id"])
+
+
+def test_a_pm_topic_bumped_by_an_edit_does_not_hide_the_topics_bumped_before_it(dtable, fake, clock):  # noqa: F811
+    """Editing the last post of a PM topic bumps the topic (it goes to the top of the bot's
+    PM list) but is no new post: a PM sent before that edit, in another topic, is still read."""
+    t = dtable()
+    settle(t)
+    clock.advance(minutes=1)
+    edited = fake.reply_pm("alice", role_pm(fake, "alice")["id"], "thanks, a question later maybe")
+    clock.advance(seconds=5)
+    fake.reply_pm("carol", role_pm(fake, "carol")["id"], "thanks for the role, all clear")
+    clock.advance(seconds=5)
+    t.cycle()
+    clock.advance(seconds=5)
+    sent = fake.reply_pm("bob", role_pm(fake, "bob")["id"], "who leads the next mission?")
+    clock.advance(seconds=5)
+    fake.edit(edited["id"], "thanks, no question after all")
+    clock.advance(seconds=5)
+    t.cycle()
+    assert inbox_rows([ref(sent)]) == {ref(sent): (
+        "pm", "bob", "who leads the next mission?", role_pm(fake, "bob")["title"], None,
+        f"pm:{role_pm(fake, 'bob')['id']}", "", sent_at(sent), False)}
+
+
+def sent_at(p: dict):
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(p["created_at"], timezone.utc).replace(tzinfo=None)
+
+
+def test_the_bookmark_remembers_the_most_recently_bumped_pm_topics(dtable, fake, clock, monkeypatch):  # noqa: F811
+    """The PM bookmark keeps at most PM_KEEP topics, those bumped last: a topic talked in
+    lately is read on from where the last read stopped, one dropped from the bookmark is read
+    from its start again, and neither gives a message twice."""
+    import adapters.discourse_reads as D
+
+    monkeypatch.setattr(D, "PM_KEEP", 2)
+    t = dtable()
+    settle(t)
+    said = []
+
+    def talk(name: str, text: str) -> list[str]:
+        clock.advance(seconds=5)
+        said.append(fake.reply_pm(name, role_pm(fake, name)["id"], text))
+        n = len(fake.queries)
+        t.cycle()
+        return pm_topic_reads(fake, n, role_pm(fake, name)["id"])
+
+    assert talk("alice", "alice says a first thing") == ["include_raw=true"]
+    assert talk("bob", "bob says a first thing") == ["include_raw=true"]
+    # the two topics bumped last are remembered: each read on from the reply before
+    assert talk("alice", "alice says a second thing") == ["include_raw=true&post_number=2&asc=true"]
+    assert talk("bob", "bob says a second thing") == ["include_raw=true&post_number=2&asc=true"]
+    assert talk("carol", "carol says a first thing") == ["include_raw=true"]
+    assert talk("bob", "bob says a third thing") == ["include_raw=true&post_number=3&asc=true"]
+    # alice's topic was dropped from the bookmark (carol's and bob's are newer): from its start
+    assert talk("alice", "alice says a third thing") == ["include_raw=true"]
+    assert stored(said) == 7
+    assert store.Inbound.select().where(store.Inbound.kind == "pm",
+                                        store.Inbound.author.in_(["alice", "bob", "carol"])).count() == 7
+
+
+# --- an unlisted game topic, the bot's own posts, a refused login ---------------------------------
+
+
+def site_requests(t, fn) -> list[tuple[str, str]]:
+    n = len(t.fake.requests)
+    fn()
+    return t.fake.requests[n:]
+
+
+QUIET = [("GET", "/posts.json"), ("GET", f"/topics/private-messages/{BOT}.json")]
+
+
+def test_a_game_topic_unlisted_later_is_read_by_id_and_listed_again_is_not(dtable, fake, monkeypatch):  # noqa: F811
+    """Every VERIFY_EVERY fetches the game topic is looked at: once a moderator has unlisted
+    it (its posts leave the listing), it is read by id and a vote in it counts; once it is
+    listed again, a quiet cycle is back to its 2 requests."""
+    import adapters.discourse_reads as D
+
+    monkeypatch.setattr(D, "VERIFY_EVERY", 3)
+    t = dtable()  # fetches 1 and 2
+    t.propose()  # fetch 3 looks at the topic: listed
+    tid = topic_of(t.game.thread)
+    fake.unlist(tid)
+    for _ in range(3):  # fetch 6 looks again: unlisted
+        t.cycle()
+    voter = t.state.waiting_for()[0]
+    t.say(voter, "**APPROVE**")
+    t.cycle()
+    t.cycle()
+    assert t.state.votes == {voter: "approve"}
+    fake.topics[tid]["visible"] = True  # listed again
+    reqs = site_requests(t, t.cycle)  # fetch 9 looks: listed
+    assert ("GET", f"/t/{tid}.json") in reqs
+    monkeypatch.setattr(D, "VERIFY_EVERY", 1000)
+    settle(t)
+    assert site_requests(t, t.cycle) == QUIET
+
+
+def test_a_cycle_where_only_the_bot_posted_rechecks_no_topic(dtable, fake):  # noqa: F811
+    """Commands off the listing are re-checked for edits only on a cycle when someone else
+    posted: the bot's own posts on the listing do not count, and cost no request."""
+    t = dtable()
+    t.propose()
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):  # the proposal leaves the listing's first page
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    settle(t)
+    assert site_requests(t, t.cycle) == QUIET
+    fake.reply(BOT, other["id"], "typed on the bot's account, nothing to re-check", rules=False)
+    assert site_requests(t, t.cycle) == QUIET
+    fake.reply("zed", other["id"], "someone else says something", rules=False)
+    reqs = site_requests(t, t.cycle)
+    assert reqs[:2] == QUIET and [p for m, p in reqs[2:]] == [f"/t/{topic_of(t.game.thread)}/posts.json"]
+
+
+def test_a_new_process_whose_login_is_refused_reports_it_and_goes_on_later(dtable, fake):  # noqa: F811
+    """A new process (`run --once`) whose API key the forum refuses: its first cycle reads
+    nothing, reports the refused login and fails no other way; with the key fixed, the
+    next process reads the vote made meanwhile."""
+    from adapters.discourse import DiscourseForum
+    from forumbot.moderator import Moderator
+    from tests.test_discourse import make_forum
+
+    t = dtable()
+    t.propose()  # a command in the game: re-checked for edits while its phase is open
+    voter = t.state.waiting_for()[0]
+    t.say(voter, "**APPROVE**")
+    refused = DiscourseForum.from_settings(fake.settings(api_key="wrong"), backoff=0, max_wait=0,
+                                           requests_per_minute=None, recheck_every=0)
+    report = Moderator(refused, clock=t.clock).cycle()
+    # one error, the read's: nothing else was asked of the forum (no re-check for edits)
+    assert [e.partition(": ")[0] for e in report.errors] == ["fetch"]
+    assert "The API username or key is invalid" in report.errors[0]
+    assert t.state.votes == {}
+    t.forum = make_forum(fake, monotonic=lambda: t.clock().timestamp())
+    t.mod = Moderator(t.forum, clock=t.clock)
+    t.cycle()
+    assert t.state.votes == {voter: "approve"}
+
+
+def test_more_pm_topics_bumped_than_the_pages_of_one_fetch_are_all_read_in_the_next(dtable, fake, clock,  # noqa: F811
+                                                                                      monkeypatch):
+    """More PM topics bumped since the last read than PM_PAGES pages of the PM list hold
+    (30 topics a page): a fetch reads what its pages hold; the next ones read the first page
+    (what is new) and go on down the list from a page before where the last stopped, until
+    the list is read down to the bookmark; then the fetch after reads what was bumped since
+    the first of them, and every message is read once."""
+    import adapters.discourse_reads as D
+
+    monkeypatch.setattr(D, "PM_PAGES", 3)
+    t = dtable()
+    settle(t)
+    sent = []
+
+    def hello(who: str, n: int) -> None:
+        for i in range(n):
+            clock.advance(seconds=1)
+            sent.append(first_post(fake, fake.pm(f"{who}{i}", BOT, f"hello from {who} {i}", f"{who} {i} says hello",
+                                                 rules=False)))
+
+    def lists() -> list[str]:
+        n = len(fake.queries)
+        t.cycle()
+        clock.advance(seconds=1)
+        return [q for m, p, q in fake.queries[n:] if p == f"/topics/private-messages/{BOT}.json"]
+
+    hello("guest", 100)
+    assert lists() == ["", "page=1", "page=2"] and stored(sent) == 90  # the 90 bumped last
+    hello("newcomer", 35)  # more new ones than the first page holds
+    assert lists() == ["", "page=2", "page=3"] and stored(sent) == 120
+    assert lists() == ["", "page=3", "page=4"] and stored(sent) == 130  # down to the bookmark
+    assert lists() == ["", "page=1"] and stored(sent) == 135  # what was bumped since the first
+    assert lists() == [""]
+    assert store.Inbound.select().where(store.Inbound.kind == "pm", store.Inbound.author.startswith("guest")
+                                        | store.Inbound.author.startswith("newcomer")).count() == 135
+
+
+def test_every_edited_command_on_the_listing_is_noticed(dtable, fake):  # noqa: F811
+    """Two votes edited, both still on the listing the cycle read: each voter is told once
+    that an edit changes nothing, and both votes stand as first written."""
+    from tests.test_discourse import edit_notices
+
+    t = dtable()
+    t.propose()
+    a, b = t.state.waiting_for()[:2]
+    pa = t.people.comment(a, t.game.thread, "**APPROVE**")
+    pb = t.people.comment(b, t.game.thread, "**REJECT**")
+    t.cycle()
+    fake.edit(pa["id"], "**REJECT** after all")
+    fake.edit(pb["id"], "**APPROVE** after all")
+    settle(t)
+    assert t.state.votes == {a: "approve", b: "reject"}
+    assert sorted(edit_notices(t)) == sorted([a, b])
+
+
+def test_a_reply_in_the_bots_pm_whose_first_post_it_cannot_see_still_has_it_as_parent(dtable, fake):  # noqa: F811
+    """A bot that is not staff does not see its own role PM's first post once a moderator
+    deleted it: the PM list's posters still say the bot started the topic, so a player's
+    reply there still has that PM as its parent (and so finds its game)."""
+    t = dtable()
+    settle(t)
+    role = role_pm(fake, "erin")
+    fake.staff_delete(first_post(fake, role)["id"])
+    fake.users[BOT].update(admin=False, moderator=False)
+    reply = fake.reply_pm("erin", role["id"], "thanks for the role")
+    t.cycle()
+    assert [r[5] for r in inbox_rows([ref(reply)]).values()] == [f"pm:{role['id']}"]
