@@ -122,7 +122,7 @@ class RedditForum(ForumBase):
                     new_cursor[f"n:{link}"] = cursor.get(f"n:{link}", 0) + n
                 unverified = {k: v for k, v in unverified.items() if k in links}
                 if unverified:
-                    reads = self._verify(sub, links, unverified, batch, reads, cursor, new_cursor)
+                    reads = self._verify(sub, unverified, batch, reads)
                 new_cursor[f"gap:{sub}"] = unverified
             except prawcore.PrawcoreException as e:
                 # One subreddit that cannot be read (down, private, banned) stops only its
@@ -165,7 +165,7 @@ class RedditForum(ForumBase):
             out[link] = min(out.get(link, since), since)
         return out
 
-    def _verify(self, sub, links, unverified, batch, reads, cursor, new_cursor) -> int:
+    def _verify(self, sub, unverified, batch, reads) -> int:
         """After a gap, read game threads in full (in the order they were put in) until
         every comment newer than the bookmark is in. What the read budget does not reach
         stays unverified for the next fetch; only threads read in full leave it."""

@@ -159,6 +159,8 @@ class FakeReddit:
         self._names: dict[str, dict] = {}  # comments and submissions by fullname
         self.requests: list[tuple[str, str]] = []
         self.info_asked: list[list[str]] = []  # the fullnames each /api/info asked for
+        self.agents: set[str] = set()  # every User-Agent header a request carried
+        self.logins: list[tuple[str, dict]] = []  # each token request: (its Authorization header, its form)
         self.mutations = 0  # writes that landed (POSTs other than the token and morechildren)
         self.kill_at: int | None = None  # SIGKILL `victim` right after this write
         self.victim: int | None = None
@@ -471,6 +473,9 @@ class FakeReddit:
                 path = url.path.rstrip("/")
                 with fake.lock:
                     fake.requests.append((method, path))
+                    fake.agents.add(self.headers.get("User-Agent") or "")
+                    if "access_token" in path:
+                        fake.logins.append((self.headers.get("Authorization") or "", form))
                     fault = None
                     for i, f in enumerate(fake.faults):  # the first fault that applies, once
                         if (fault := f(method, path)) is not None:

@@ -16,7 +16,7 @@ from adapters.reddit import RedditForum
 from forumbot import deadlines
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
 from forumbot.moderator import Moderator
-from tests.table import NAMES, RedditPeople, Table
+from tests.table import NAMES, RedditPeople, Table, config_text
 
 
 @pytest.fixture
@@ -369,3 +369,217 @@ def test_an_existing_thread_named_by_its_id_or_link_takes_the_game(reddit_table,
     t.game_id = game.id
     t.propose()
     assert t.state.phase == "team_vote"
+
+
+def test_after_a_failed_thread_read_the_changed_thread_still_goes_first(reddit_table, fake_reddit, clock,
+                                                                         monkeypatch):
+    """After a gap the thread whose comment count changed is read first. When that read
+    fails (the subreddit counts as unreadable this cycle), what the failed fetch saw counts
+    for nothing: the next cycle still finds the thread changed and reads it first, so the
+    proposal in it (behind a flood, past what the listing reaches) is read at once, not
+    after the quiet threads."""
+    import adapters.reddit as reddit
+
+    t = reddit_table(start=False)
+    first = start_game(t, "hosta", "agames")
+    changed = start_game(t, "hostb", "agames")
+    assert first.thread < changed.thread  # ids of one length: the quiet thread sorts first
+    chatter = fake_reddit.submit("someone", "agames", "chatter", "hi")["id"]
+    old = fake_reddit.comment("bob", changed.thread, "an old remark")
+    t.cycle()
+    clock.advance(seconds=5)
+    sid = changed.thread.partition(":")[2]
+    fake_reddit.comments.remove(old)  # it vanishes: the count is one less
+    fake_reddit.submissions[sid]["num_comments"] -= 1
+    propose_in(t, changed)
+    clock.advance(seconds=5)
+    for i in range(150):
+        fake_reddit.comment("chatty", chatter, f"comment {i}")
+    fake_reddit.comment("alice", changed.thread, "thinking about it")  # the one the listing reaches
+    monkeypatch.setattr(reddit, "MAX_PAGES", 1)  # the listing reaches back 100 comments
+    monkeypatch.setattr(reddit, "GAP_THREAD_READS", 1)
+    forbidden = {"message": "Forbidden", "error": 403}
+    fake_reddit.faults = [lambda m, p: (403, forbidden) if p == f"/comments/{sid}" else None] * 10
+    k = len(fake_reddit.requests)
+    t.cycle()
+    assert ("GET", f"/comments/{sid}") in fake_reddit.requests[k:]
+    assert t.mod.state(changed).phase == "proposal"
+    fake_reddit.faults = []
+    t.cycle()
+    assert t.mod.state(changed).phase == "team_vote"
+    assert t.mod.state(first).phase == "proposal"
+
+
+def test_a_busy_second_past_what_the_bookmark_keeps_is_not_counted_twice(reddit_table, fake_reddit, clock,
+                                                                         monkeypatch):
+    """The bookmark keeps only so many ids of its second; the read stops at the bookmarked
+    comment, so the older comments of that second are not read (nor counted) again. Counted
+    twice, a quiet game thread would look changed after the next gap and be read before the
+    thread that really changed, holding back the proposal in it by a cycle."""
+    import adapters.reddit as reddit
+
+    t = reddit_table(start=False)
+    quiet = start_game(t, "hosta", "agames")
+    changed = start_game(t, "hostb", "agames")
+    assert quiet.thread < changed.thread  # ids of one length: the quiet thread sorts first
+    chatter = fake_reddit.submit("someone", "agames", "chatter", "hi")["id"]
+    t.cycle()
+    clock.advance(seconds=5)
+    monkeypatch.setattr(reddit, "MAX_IDS", 2)
+    for n in ("alice", "bob", "carol"):  # three remarks in one second
+        fake_reddit.comment(n, quiet.thread, f"hello from {n}")
+    for _ in range(3):
+        t.cycle()  # then nothing new: each read ends at the bookmark
+    clock.advance(seconds=5)
+    propose_in(t, changed)
+    clock.advance(seconds=5)
+    for i in range(150):
+        fake_reddit.comment("chatty", chatter, f"comment {i}")
+    monkeypatch.setattr(reddit, "MAX_PAGES", 1)  # the listing reaches back 100 comments
+    monkeypatch.setattr(reddit, "GAP_THREAD_READS", 1)
+    t.cycle()
+    assert (t.mod.state(changed).phase, t.mod.state(quiet).phase) == ("team_vote", "proposal")
+
+
+# --- the operator's settings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("secret, agent", [("password", "forumbot/0.1 by u/host"), ("refresh_token", "")])
+def test_the_settings_section_is_how_the_bot_reaches_reddit(db, clock, fake_reddit, monkeypatch, secret, agent):
+    """The operator's [reddit] section, as the settings file gives it (strings; a blank
+    setting is unset): the bot logs in with that app and account (by password, or by
+    refresh token for an account with two-factor authentication), names itself to Reddit
+    by the user agent set (a default when blank), asks nothing of anyone else at start (no
+    update check), and opens a game whose config names no subreddit in the section's."""
+    import base64
+
+    import praw.reddit
+
+    checks: list = []
+    monkeypatch.setattr(praw.reddit, "update_check", lambda *a, **kw: checks.append((a, kw)))
+    monkeypatch.setattr(praw.Reddit, "update_checked", False)
+    section = {"client_id": "app-id", "client_secret": "app-secret", "username": fake_reddit.bot,
+               "password": "", "refresh_token": "", "user_agent": agent, "oauth_url": fake_reddit.url,
+               "reddit_url": fake_reddit.url, "subreddit": "homegames"}
+    section[secret] = "s3cret"
+    forum = RedditForum.from_settings(section)
+    t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:5],
+              make_moderator=lambda: Moderator(forum, clock=clock))
+    t.people.pm("host", "new game", config_text(NAMES[:5]).replace("subreddit: resistancegames\n", ""))
+    t.cycle()
+    t.cycle()
+    from forumbot import store
+
+    game = store.Game.select().first()
+    assert game is not None and game.thread.startswith("homegames:")
+    assert fake_reddit.submissions[game.thread.partition(":")[2]]["subreddit"] == "homegames"
+    t.game_id = game.id
+    t.propose()
+    assert t.state.phase == "team_vote"
+    grant = ({"grant_type": "password", "username": fake_reddit.bot, "password": "s3cret"} if secret == "password"
+             else {"grant_type": "refresh_token", "refresh_token": "s3cret"})
+    basic = "Basic " + base64.b64encode(b"app-id:app-secret").decode()
+    assert fake_reddit.logins and {(auth, form.get("grant_type")) for auth, form in fake_reddit.logins} == {
+        (basic, grant["grant_type"])}
+    assert all({k: form.get(k) for k in grant} == grant for _, form in fake_reddit.logins)
+    assert fake_reddit.agents and all(a.startswith((agent or "forumbot/0.1") + " PRAW/") for a in fake_reddit.agents)
+    assert checks == []
+
+
+def test_a_game_with_no_subreddit_anywhere_does_not_start_and_the_host_learns_why(reddit_table, fake_reddit):
+    """Neither the game's config nor the settings name a subreddit: nothing is posted, no
+    roles go out, and the host is told the game did not start and what to set."""
+    from forumbot import store
+
+    t = reddit_table(start=False)
+    t.people.pm("host", "new game", config_text(NAMES[:5]).replace("subreddit: resistancegames\n", ""))
+    for _ in range(3):
+        t.cycle()
+    game = store.Game.select().first()
+    assert game is not None and game.status == "aborted" and game.thread is None
+    assert fake_reddit.submissions == {} and not [m for m in fake_reddit.messages if m["dest"] in NAMES]
+    told = [m["body"] for m in fake_reddit.pms_to("host")]
+    assert len(told) == 1 and "did not start" in told[0]
+    assert "The forum said: no subreddit for the new thread: set `subreddit:` in the config\n" in told[0]
+
+
+# --- what the adapter's own entry points promise --------------------------------------------------
+
+
+def bare_forum(fake_reddit) -> RedditForum:
+    return RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
+
+
+@pytest.mark.parametrize("kind", ["thread", "comment", "pm"])
+def test_looking_for_an_uncertain_post_costs_one_request_however_much_the_bot_posted(fake_reddit, kind):
+    """After an uncertain failure the bot looks for the post among its newest posts of that
+    kind: one page, one request, however many it has made (its whole history would cost a
+    request a hundred, out of 100 a minute)."""
+    from adapters.base import Outgoing
+    from adapters.reddit import marker
+
+    forum = bare_forum(fake_reddit)
+    game = fake_reddit.submit("host", "resistancegames", "Game 1", "sign up here")
+    bot = fake_reddit.bot
+
+    def make(body: str) -> dict:
+        if kind == "thread":
+            return fake_reddit.submit(bot, "resistancegames", "A game", body)
+        if kind == "comment":
+            return fake_reddit.comment(bot, game["id"], body)
+        return fake_reddit._message(bot, "alice", "your role", body)
+
+    lost = Outgoing(key="G1:lost", kind=kind, body="words", thread=f"resistancegames:{game['id']}", to="alice",
+                    subject="your role", title="A game", where="resistancegames")
+    for i in range(150):
+        make(f"post {i}\n\n{marker(f'G1:other{i}')}")
+    k = len(fake_reddit.requests)
+    assert forum.find_posted(lost) is None
+    assert len([p for _, p in fake_reddit.requests[k:] if "access_token" not in p]) == 1
+    landed = make(f"words\n\n{marker(lost)}")
+    k = len(fake_reddit.requests)
+    found = forum.find_posted(lost)
+    assert found is not None and found.id.endswith(landed["id"])
+    assert len([p for _, p in fake_reddit.requests[k:] if "access_token" not in p]) == 1
+
+
+def test_a_pm_with_no_subject_goes_out_under_the_bots_name(fake_reddit):
+    """Reddit refuses a PM with no subject: one without (a chat may have dropped it) is
+    sent as "forumbot"; one with a subject keeps it."""
+    from adapters.base import Outgoing
+
+    forum = bare_forum(fake_reddit)
+    forum.post(Outgoing(key="k1", kind="pm", body="hello", to="alice", subject=""))
+    forum.post(Outgoing(key="k2", kind="pm", body="again", to="alice", subject="G1: your role"))
+    assert [m["subject"] for m in fake_reddit.pms_to("alice")] == ["forumbot", "G1: your role"]
+
+
+def test_a_bookmark_from_before_same_second_bookmarks_is_read_on_from(reddit_table, fake_reddit, clock):
+    """A bot upgraded from a version whose bookmark named one comment (its second and id, no
+    list of ids) reads on from it: the next cycle counts the new proposal, and the comments
+    before the bookmark are not read again."""
+    from forumbot import store
+
+    t = reddit_table()
+    t.say("alice", "**STATUS**")
+    t.cycle()
+    bookmark = store.get_cursor("reddit")["sub:resistancegames"]
+    store.set_cursor("reddit", {"sub:resistancegames": {"t": bookmark["t"], "id": bookmark["id"]}})
+    rows = store.Inbound.select().count()
+    clock.advance(seconds=5)
+    team = t.propose()
+    assert t.state.phase == "team_vote" and list(t.state.team) == team
+    assert store.Inbound.select().count() == rows + 1
+
+
+def test_a_subreddit_whose_listing_comes_back_empty_is_no_gap(reddit_table, fake_reddit):
+    """Every comment of the subreddit removed (its listing is empty): nothing can be missing
+    behind it, so no game thread is read whole and no comment counts are asked for."""
+    t = reddit_table()
+    t.cycle()
+    fake_reddit.comments.clear()
+    k = len(fake_reddit.requests)
+    t.cycle()
+    asked = [p for _, p in fake_reddit.requests[k:]]
+    assert "/r/resistancegames/comments" in asked
+    assert not [p for p in asked if p.startswith("/comments/") or p == "/api/info"]
