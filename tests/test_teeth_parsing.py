@@ -10,6 +10,7 @@ import re
 import pytest
 
 from adapters.local import LocalForum
+from forumbot import store
 from tests.driver import settle
 from tests.table import NAMES, LocalPeople, Table
 
@@ -227,3 +228,105 @@ def test_a_team_starting_with_a_capital_x_keeps_its_first_letter(db, clock):
     t.say("alice", "**PROPOSE: Xu, alice.**")
     t.cycle()
     assert t.state.phase == "team_vote" and list(t.state.team) == ["xu", "alice"]
+
+
+# --- the card words in a game without cards, and names as players type them ----------------
+
+
+def five_with_a_shared_prefix(db, clock) -> Table:
+    forum = LocalForum(":memory:", clock=clock)
+    return Table(forum, LocalPeople(forum), clock, players=["alice", "alina", "bob", "carol", "dave"]).start()
+
+
+@pytest.mark.parametrize("typed, word", [
+    ("TAKE No Confidence FROM carol", "TAKE"), ("PLAY No Confidence", "PLAY"),
+    ("PLAY No Confidence -> carol", "PLAY"), ("PLAY Strong Leader to carol APPROVE", "PLAY"),
+    ("GIVE No Confidence -> carol", "GIVE"), ("PROXY carol APPROVE", "PROXY"), ("CHOOSE carol", "CHOOSE"),
+])
+def test_a_card_word_in_a_game_without_cards_is_answered_as_that_word(db, clock, typed, word):
+    """A card command (plot cards, mission cards) typed in a game that has none is read as
+    that command and answered so, at once and once: not as talk, not as a message that fails."""
+    t = five_with_a_shared_prefix(db, clock)
+    events, posts = t.export()["events"], len(t.people.thread(t.game.thread))
+    t.say("bob", f"**{typed}**")
+    t.cycle()
+    assert t.people.thread(t.game.thread)[posts:] == [
+        f"**{typed}**", f"u/bob: G1: {word} is not part of this game (The Resistance (official base game))."]
+    assert t.people.pms_to("bob")[1:] == []  # no "could not handle your message", no hint
+    assert t.export()["events"] == events and store.Inbound.select().where(store.Inbound.state != "done").count() == 0
+
+
+def test_a_prefix_two_players_share_is_refused_naming_both(db, clock):
+    t = five_with_a_shared_prefix(db, clock)
+    t.say("alice", "**PROPOSE: ali, bob**")
+    t.cycle()
+    assert t.people.thread(t.game.thread)[-1] == (
+        "u/alice: 'ali' could be alice, alina: write more of the name. Nothing was changed. "
+        "The right form: **PROPOSE: name, name**")
+    assert t.state.phase == "proposal"
+    t.say("alice", "**PROPOSE: alin, bob**")  # one more letter: one player
+    t.cycle()
+    assert t.state.phase == "team_vote" and list(t.state.team) == ["alina", "bob"]
+
+
+@pytest.mark.parametrize("names", ["'alice' and bob!", '"alice", (bob)?', "@alice & u/bob;", "{alice}, «bob»."])
+def test_names_in_quotes_brackets_or_punctuation_are_the_players(db, clock, names):
+    t = five_with_a_shared_prefix(db, clock)
+    said = len(said_to(t, "alice"))
+    t.say("alice", f"**PROPOSE: {names}**")
+    t.cycle()
+    assert said_to(t, "alice")[said:] == []
+    assert t.state.phase == "team_vote" and list(t.state.team) == ["alice", "bob"]
+
+
+# What the parser hands on for each command: the verb, the names, the choice, the rest (the
+# card as typed, PUBLIC's name, CRITICAL, a host command's arguments) and the text quoted back,
+# the same in a thread's bold as in a PM's line.
+COMMANDS = [
+    ("APPROVE", ("vote", (), "approve", "")),
+    ("vote: critical reject!", ("vote", (), "reject", "critical")),
+    ("PASS", ("vote", (), "abstain", "pass")),
+    ("ABSTAIN", ("vote", (), "abstain", "")),
+    ("ORDER: fail", ("order", (), "sabotage", "")),
+    ("support.", ("order", (), "support", "")),
+    ("STATUS", ("status", (), "", "")),
+    ("help?", ("help", (), "", "")),
+    ("JOIN", ("join", (), "", "")),
+    ("LEAVE!", ("leave", (), "", "")),
+    ("ASSASSINATE: bob", ("assassinate", ("bob",), "", "")),
+    ("shoot carol", ("assassinate", ("carol",), "", "")),
+    ("PROPOSE: alice, bob and carol; PUBLIC: bob", ("propose", ("alice", "bob", "carol"), "", "bob")),
+    ("TEAM alice & bob", ("propose", ("alice", "bob"), "", "")),
+    ("PROPOSE:: alice and bob .", ("propose", ("alice", "bob"), "", "")),  # a stray colon or full stop is no name
+    ("PROPOSE: alice, bob; EXCALIBUR: bob; PUBLIC: carol", ("propose", ("alice", "bob"), "", "carol"),
+     (("excalibur", "bob"),)),
+    ("PROPOSE: alice, bob; EXCALIBUR: bob; EXCALIBUR: carol", ("propose", ("alice", "bob"), "", ""),
+     (("excalibur", "bob"), ("excalibur", "carol"))),  # in the order typed (the rules refuse the second)
+    ("TAKE No Confidence FROM carol", ("take", ("carol",), "", "No Confidence")),
+    ("take: no confidence from @Carol", ("take", ("@Carol",), "", "no confidence")),
+    ("PLAY No Confidence", ("play", (), "", "No Confidence")),
+    ("PLAY Strong Leader -> carol", ("play", ("carol",), "", "Strong Leader")),
+    ("PLAY Opinion Maker to bob approve", ("play", ("bob",), "approve", "Opinion Maker")),
+    ("play: Keeping Close Watch \u2192 dave REJECT", ("play", ("dave",), "reject", "Keeping Close Watch")),
+    ("GIVE Strong Leader -> erin", ("give", ("erin",), "", "Strong Leader")),
+    ("PROXY carol REJECT", ("proxy", ("carol",), "reject", "")),
+    ("CHOOSE dave", ("choose", ("dave",), "", "")),
+    ("EXTEND G12 6h", ("host:extend", (), "12", "6h")),
+    ("REPLACE G3 alice WITH zed", ("host:replace", (), "3", "alice WITH zed")),
+]
+
+
+@pytest.mark.parametrize("typed, expected, more", [c if len(c) == 3 else (*c, ()) for c in COMMANDS])
+def test_a_command_reads_as_typed_in_bold_and_by_pm(typed, expected, more):
+    from forumbot.parsing import parse_comment, parse_pm
+
+    def read(found):
+        return [((p.verb, p.names, p.choice, p.extra), p.text, p.more) for p in found]
+
+    assert read(parse_comment(f"I do this: **{typed}** now")) == [(expected, typed, more)]
+    assert read(parse_pm(f"G1\n{typed}\nthanks")) == [(expected, typed, more)]
+    if expected[0].startswith("host:"):  # a host command names its game itself: a tag beside it is no command
+        assert parse_comment(f"**G1 {typed}**") == parse_pm(f"G1 {typed}") == []
+    else:  # a tag before it names the game, and the text quoted back is all of it
+        assert read(parse_comment(f"**G1 {typed}**")) == [(expected, f"G1 {typed}", more)]
+        assert read(parse_pm(f"G1 {typed}")) == [(expected, typed, more)]  # (by PM: the line without its tag)

@@ -282,3 +282,25 @@ def test_a_player_of_one_game_needs_no_tag_in_a_pm(local_game):
     t.cycle()
     assert t.state.votes == {"bob": "reject"}
     assert not [b for b in t.people.pms_to("bob") if "not in a running game" in b or "several games" in b]
+
+
+def test_a_join_in_a_sign_up_thread_signs_the_player_up(db, clock):
+    """A game taking sign-ups takes its thread's commands: JOIN there is a sign-up (never
+    "the game is over", which a game not yet running is not)."""
+    from adapters.local import LocalForum
+    from forumbot.moderator import Moderator
+
+    forum = LocalForum(":memory:", clock=clock)
+    people = LocalPeople(forum)
+    mod = Moderator(forum, clock=clock)
+    people.pm("host", "new game", "preset: resistance\nplayers: signup\nmin_players: 5\nmax_players: 7\n"
+              "deadlines: {signup: 2d}\n")
+    mod.cycle()
+    mod.cycle()
+    game = store.Game.select().order_by(store.Game.id.desc()).first()
+    assert game.status == "signup"
+    people.comment("zoe", game.thread, "**JOIN**")
+    mod.cycle()
+    assert "You have joined" in people.pms_to("zoe")[-1]
+    assert not [p for p in people.pms_to("zoe") + people.thread(game.thread) if "is over" in p]
+    assert "1 joined" in forum.threads()[0]["body"] and "zoe" in forum.threads()[0]["body"]

@@ -17,8 +17,10 @@ mutants are numbered per function, so a changed function draws new ones. This sc
 tests killed, and every survivor as the one line it changes; then it exits 1 when a module's
 kill rate is under the target (90% of the mutants that change behaviour).
 
-What does not count as killed: a survivor, a mutant no test reaches, and a timeout (the tests
-hung: a hang is not a failing assertion). Mutants judged equivalent (no behaviour can tell
+What does not count as killed: a survivor, a mutant no test reaches, and a timeout of mutmut's
+own (the whole run went over its CPU limit). A mutant that makes one test hang for 180 s fails
+that test (pytest-timeout, in [tool.mutmut]'s arguments only): parsing and the cycle promise
+bounded time, so a mutant that loops forever breaks a promise and is caught. Mutants judged equivalent (no behaviour can tell
 them apart) are listed with the reason in `equivalent/<module>.toml` beside this file, keyed by
 the function and the line the mutant writes, and left out of the rate.
 """
