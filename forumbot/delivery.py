@@ -44,12 +44,11 @@ def _urgency(item: Outbox) -> tuple:
 
 
 def _save(item: Outbox) -> None:
-    """An item's changed fields: of an edit only those, so that a newer block the store took
-    meanwhile is not overwritten with the one just tried."""
-    if item.kind == "edit" and item.dirty_fields:
+    """An item's changed fields only: a newer status block the store took meanwhile is not
+    overwritten with the one just tried, and no other column of the row is written back as
+    this flush last read it (a row marked posted stays posted)."""
+    if item.dirty_fields:
         item.save(only=item.dirty_fields)
-    else:
-        item.save()
 
 
 class Delivery:

@@ -16,6 +16,8 @@ import shutil
 import sqlite3
 from collections import Counter
 
+import pytest
+
 from adapters.base import ForumError, Markup, PermanentError, TransientError, UncertainError
 from adapters.local import LocalForum
 from forumbot import store
@@ -802,3 +804,67 @@ def test_a_games_rate_limited_opening_post_does_not_hold_back_another_games(db, 
     clock.advance(seconds=125)
     t.cycle()
     assert sorted(th["title"] for th in forum.threads()) == ["Other game (G2)", "Test game (G1)"]
+
+
+def test_a_status_block_another_run_wrote_while_an_edit_was_rate_limited_goes_out_after(db, clock):
+    """This run edits the opening post with the proposal's status block; while the forum
+    answers (a rate limit of 30 s), another run of the bot on the same store writes a newer
+    block. Once the limit is over, the newer block is what the opening post shows: the
+    rate-limited edit's retry does not bring back the older one."""
+    t, forum = _told(clock)
+    t.start()
+    game = t.game
+    key = f"{game.tag}:status-block"
+
+    def other_run(out):
+        if out.kind == "edit" and "the vote on alice's team" in out.body and forum.faults:
+            store.set_status_edit(game.id, key, "Block of G1, written by the other run.", clock())
+            forum.faults.clear()
+            return TransientError("RATELIMIT", 30)
+        return None
+
+    forum.faults = [other_run]
+    forum.keep = True
+    t.propose(["alice", "bob"])
+    assert not forum.faults  # (the edit was tried, and rate-limited)
+    assert "Block of G1, written by the other run." not in forum.threads()[0]["body"]
+    for _ in range(3):
+        clock.advance(seconds=31)
+        t.cycle()
+    assert forum.threads()[0]["body"].startswith("Block of G1, written by the other run."), forum.threads()[0]["body"]
+    assert store.Outbox.get(store.Outbox.key == key).state == "posted"
+
+
+@pytest.mark.parametrize("prompt_limited", [False, True])
+def test_a_new_games_roles_take_a_tight_minute_before_another_games_status_block(db, clock, prompt_limited):
+    """A budget of 9 writes a minute. In one cycle G1's leader proposes (a post, and a new
+    status block for G1) and a second host starts G2: its opening post, its first prompt,
+    five role PMs and the host's notice. The roles wait for G2's opening post, and go out
+    in the cycle that posts it (even when G2's first prompt is rate-limited): all nine
+    writes fit the minute, and G1's status block, whose share is half the budget, is the
+    one that waits."""
+    forum = Told(clock)
+    t = Counted(forum, LocalPeople(forum), clock,
+                make_moderator=lambda: Moderator(forum, clock=clock, writes_per_minute=None))
+    t.start()
+    clock.advance(seconds=61)
+    t.cycle()
+    t.mod.budget.per_minute = 9
+    second = ["frank", "gina", "hank", "ivan", "judy"]
+    t.people.pm("host2", "new game", config_text(second))
+    t.say("alice", "**PROPOSE: alice, bob**")
+    if prompt_limited:
+        forum.faults = [lambda out: TransientError("RATELIMIT", 30)
+                        if out.kind == "comment" and "(proposal 1)" in out.body and "proposes" not in out.body
+                        else None]
+    report = t.cycle()
+    assert not forum.faults  # (the prompt was tried, and rate-limited, if it was to be)
+    assert len(forum.threads()) == 2 and report.posted == 9 - prompt_limited
+    assert any("alice proposes" in p for p in bot_comments(forum, t.game.thread))
+    for n in second:
+        assert [s for s, _ in pms(forum, n)] == ["G2: your role"], n
+    assert [s for s, _ in pms(forum, "host2")] == ["G2: your game is running"]
+    assert "the vote on alice's team" not in forum.threads()[0]["body"]  # G1's block waits its turn
+    clock.advance(seconds=61)
+    t.cycle()
+    assert "the vote on alice's team" in forum.threads()[0]["body"]

@@ -330,3 +330,31 @@ def test_a_command_reads_as_typed_in_bold_and_by_pm(typed, expected, more):
     else:  # a tag before it names the game, and the text quoted back is all of it
         assert read(parse_comment(f"**G1 {typed}**")) == [(expected, f"G1 {typed}", more)]
         assert read(parse_pm(f"G1 {typed}")) == [(expected, typed, more)]  # (by PM: the line without its tag)
+
+
+# --- the new-game config (re-exported here for the host's PM) ------------------------------
+
+
+@pytest.mark.parametrize("key, line", [
+    ("players", "players: [alice, bob, carol, dave, ForumBot]\n"),
+    ("cohosts", "players: [alice, bob, carol, dave, erin]\ncohosts: ['u/forumbot']\n"),
+])
+def test_a_new_game_naming_the_bots_own_account_is_refused_to_the_host(db, clock, key, line):
+    """A host's new-game config that names the bot's own account (as a player, or a cohost)
+    starts no game: the bot would never read its own words as commands. The host is told
+    which key, by PM; the same config without the bot starts the game."""
+    forum = LocalForum(":memory:", clock=clock)
+    people = LocalPeople(forum)
+    t = Table(forum, people, clock)
+    text = "title: Test game\npreset: resistance\nseed: 7\nsubreddit: resistancegames\n"
+    people.pm("host", "new game", text + line)
+    for _ in range(2):
+        t.cycle()
+    assert store.Game.select().count() == 0 and not forum.threads()
+    told = people.pms_to("host")
+    assert len(told) == 1 and told[0].startswith("No game was created."), told
+    assert f"`{key}`: forumbot is the bot's own account" in told[0], told
+    people.pm("host", "new game", text + "players: [alice, bob, carol, dave, erin]\n")
+    for _ in range(2):
+        t.cycle()
+    assert store.Game.select().count() == 1 and len(forum.threads()) == 1
