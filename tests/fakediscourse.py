@@ -34,6 +34,7 @@ README), and keeps Discourse's rules, read from its source:
 
 People (helpers, which keep the same rules unless `rules=False`): `user`, `new_topic`,
 `reply`, `pm` (a new PM topic), `reply_pm`, `edit` (quick: within the grace period),
+`whisper` (post_type 4), `small_action` (post_type 3),
 `user_delete` (raw "(post deleted by author)", `user_deleted`), `staff_delete`
 (`deleted_at`), `close`, `archive`, `unlist` (its posts leave /posts.json), `make_private`. Faults and crashes as the fake
 Reddit's (the server, faults and crash hook are tests/fakeserver.py's): `faults`,
@@ -268,6 +269,23 @@ class FakeDiscourse(FakeServer):
                     t["bumped_at"] = p["updated_at"]
             return p
 
+    def whisper(self, author: str, topic: int | str, raw: str) -> dict:
+        """A staff whisper (post_type 4): only staff see it, in the topic view; never listed."""
+        p = self.reply(author, topic, raw, rules=False)
+        with self.lock:
+            p["post_type"] = 4
+            self._rev += 1
+        return p
+
+    def small_action(self, author: str, topic: int | str, code: str) -> dict:
+        """A small action post (post_type 3, empty raw, an `action_code` such as
+        "invited_user" or "user_left"): shown in the topic, never listed."""
+        tid = int(str(topic).rpartition(":")[2])
+        with self.lock:
+            p = self._create_post(self.user(author), self.topics[tid], "", None)
+            p["post_type"], p["action_code"] = 3, code
+            return p
+
     def user_delete(self, post_id: int) -> dict:
         """The author deletes it (PostDestroyer#mark_for_deletion): a new version whose raw is
         "(post deleted by author)", `user_deleted` set; it stays (for 24 hours)."""
@@ -496,7 +514,8 @@ class FakeDiscourse(FakeServer):
             "trust_level": author["trust_level"], "deleted_at": _iso(p["deleted_at"]) if p["deleted_at"] else None,
             "user_deleted": p["user_deleted"], "post_url": f"/t/{t['slug']}/{t['id']}/{p['post_number']}",
             "posts_count": len(self._by_topic.get(t["id"], [])),
-            "reads": 1, "can_recover": bool(staff and (p["deleted_at"] or p["user_deleted"]))})
+            "reads": 1, "can_recover": bool(staff and (p["deleted_at"] or p["user_deleted"])),
+            "action_code": p.get("action_code")})
         if raw:
             d["raw"] = p["raw"]
         if title:
@@ -571,7 +590,10 @@ class FakeDiscourse(FakeServer):
         return d
 
     def _seen_in_topic(self, p: dict, viewer: dict) -> bool:
-        return p["post_type"] == 1 and (not p["deleted_at"] or self.staff(viewer))
+        """TopicView's visible post types: regular, moderator action and small action for
+        everyone, whispers for staff; deleted posts for staff."""
+        return (p["post_type"] in (1, 2, 3) or p["post_type"] == 4 and self.staff(viewer)) and (
+            not p["deleted_at"] or self.staff(viewer))
 
     # --- the HTTP side -------------------------------------------------------------------
 

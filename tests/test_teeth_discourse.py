@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+from adapters.base import TransientError
 from adapters.discourse import topic_of
 from forumbot import store
 from tests.driver import settle
-from tests.test_discourse import dtable, fake  # noqa: F401 - fixtures
+from tests.fakediscourse import ERRORS
+from tests.test_discourse import dtable, edit_notices, fake, make_forum  # noqa: F401 - fixtures
 
 BOT = "forumbot"
 
@@ -468,3 +470,191 @@ def test_a_reply_in_the_bots_pm_whose_first_post_it_cannot_see_still_has_it_as_p
     reply = fake.reply_pm("erin", role["id"], "thanks for the role")
     t.cycle()
     assert [r[5] for r in inbox_rows([ref(reply)]).values()] == [f"pm:{role['id']}"]
+
+
+# --- at the edges: posts that are no message, deleted edits, refused and empty reads --------------
+
+def test_a_small_action_in_a_pm_topic_is_no_message(dtable, fake):  # noqa: F811
+    """A small action (post_type 3: someone invited, someone left) shows in the PM topic
+    the bot reads, with no text: only the player's own reply there becomes a message."""
+    t = dtable()
+    settle(t)
+    role = role_pm(fake, "erin")
+    fake.small_action("erin", role["id"], "invited_user")
+    reply = fake.reply_pm("erin", role["id"], "thanks for the role, all clear")
+    fake.small_action("erin", role["id"], "user_left")
+    t.cycle()
+    rows = store.Inbound.select().where((store.Inbound.kind == "pm") & (store.Inbound.author == "erin"))
+    assert [(r.ext_id, r.body) for r in rows] == [(f"{role['id']}/{reply['post_number']}/{reply['id']}",
+                                                   "thanks for the role, all clear")]
+
+
+def test_a_whispered_vote_read_by_id_is_not_counted(dtable, fake, monkeypatch):  # noqa: F811
+    """A player who is staff whispers a vote (post_type 4, seen by staff only) in a game
+    topic read by id (unlisted): the other players cannot see it, so it counts for nothing;
+    the vote posted openly counts."""
+    import adapters.discourse_reads as D
+
+    monkeypatch.setattr(D, "VERIFY_EVERY", 3)
+    t = dtable()
+    t.propose()
+    tid = topic_of(t.game.thread)
+    fake.unlist(tid)
+    for _ in range(3):
+        t.cycle()
+    a, b = t.state.waiting_for()[:2]
+    fake.user(a, moderator=True)
+    fake.whisper(a, tid, "**REJECT**")
+    fake.reply(b, tid, "**APPROVE**")
+    t.cycle()
+    t.cycle()
+    assert t.state.votes == {b: "approve"}
+
+
+@pytest.mark.parametrize("chatter", [0, 60])
+def test_a_vote_deleted_after_an_edit_earns_no_edit_notice(dtable, fake, chatter):  # noqa: F811
+    """Votes edited and then deleted (by a moderator, by their author, hidden by flags) are
+    gone: the bot says nothing of their edits; a vote merely edited earns its notice. Whether
+    the votes are still on the listing the cycle read (then no topic is read again) or
+    re-read by id (60 posts later: one request)."""
+    t = dtable()
+    t.propose()
+    a, b, c, d = t.state.waiting_for()[:4]
+    posts = {v: t.people.comment(v, t.game.thread, "**APPROVE**") for v in (a, b, c, d)}
+    t.cycle()
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(chatter):
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    settle(t)
+    for v in (a, b, c, d):
+        fake.edit(posts[v]["id"], "**REJECT** after all")
+    fake.staff_delete(posts[a]["id"])
+    fake.user_delete(posts[b]["id"])
+    with fake.lock:
+        posts[c]["hidden"] = True
+        fake._rev += 1
+    fake.reply("zed", other["id"], "someone else says something", rules=False)
+    n = len(fake.requests)
+    settle(t)
+    assert edit_notices(t) == [d]
+    # on the listing (or in the range it covered and gone from it): no topic is read again
+    reread = [p for m, p in fake.requests[n:] if p == f"/t/{topic_of(t.game.thread)}/posts.json"]
+    assert len(reread) == (0 if chatter == 0 else 1)
+
+
+def test_a_game_topic_gone_at_its_check_is_named_in_the_failure(fake):  # noqa: F811
+    """Every VERIFY_EVERY fetches a game topic is looked at; one deleted for good fails the
+    read of its game, and the failure says which topic and what Discourse answered."""
+    import adapters.discourse_reads as D
+
+    t = fake.new_topic("alice", "A game topic about to vanish", "The first post of the game topic.", "games")
+    tid = t["id"]
+    with fake.lock:
+        for p in fake._by_topic.pop(tid):
+            del fake.posts[p["id"]]
+        del fake.topics[tid]
+        fake._rev += 1
+    forum = make_forum(fake)
+    got = forum.fetch([f"topic:{tid}"], {"n": D.VERIFY_EVERY - 1, "post": 1})
+    why = got.failed[f"topic:{tid}"]
+    assert why.startswith(f"topic {tid}: ") and ERRORS["not_found"]["errors"][0] in why
+
+
+@pytest.mark.parametrize("status", [404, 403])
+def test_a_pm_list_refused_fails_the_read_as_transient(fake, status):  # noqa: F811
+    """The bot's PM list refused (a 404 or 403, not a rate limit): the read fails as one to
+    try again, naming the PM list, and nothing of it counts."""
+    forum = make_forum(fake, read_attempts=1)
+    cursor = forum.fetch([], {}).cursor
+    body = ERRORS["not_found"] if status == 404 else ERRORS["invalid_access"]
+    fake.faults.append(lambda m, p: (status, body) if p.startswith("/topics/private-messages/") else None)
+    with pytest.raises(TransientError, match="^private messages: ") as e:
+        forum.fetch([], cursor)
+    assert e.value.retry_after is None
+
+
+def test_a_rate_limited_pm_list_passes_on_discourses_wait(fake):  # noqa: F811
+    forum = make_forum(fake, read_attempts=1)
+    cursor = forum.fetch([], {}).cursor
+    fake.faults.append(lambda m, p: (429, {"errors": ["slow down"], "error_type": "rate_limit",
+                                           "extras": {"wait_seconds": 7}}, )
+                       if p.startswith("/topics/private-messages/") else None)
+    with pytest.raises(TransientError, match="^private messages: ") as e:
+        forum.fetch([], cursor)
+    assert e.value.retry_after is not None and 1 <= e.value.retry_after <= 7
+
+
+def test_a_listing_whose_older_posts_all_left_it_is_read_in_one_page(fake):  # noqa: F811
+    """Every post up to the bookmark has left the listing (their topics unlisted): the new
+    posts make a short page, the oldest public one; the fetch reads no page beyond it, and
+    sees no gap (it reads no game topic by id)."""
+    game = fake.new_topic("alice", "A game topic, unlisted soon", "The first post of the game topic.", "games")
+    thread = f"topic:{game['id']}"
+    forum = make_forum(fake)
+    cursor = forum.fetch([thread], {}).cursor
+    for tid, t in list(fake.topics.items()):
+        if t["archetype"] == "regular":
+            fake.unlist(tid)
+    new = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    n = len(fake.queries)
+    got = forum.fetch([thread], cursor)
+    # no gap either: the game topic is not read by id
+    assert [(p, q) for m, p, q in fake.queries[n:]] == [("/posts.json", ""), (f"/topics/private-messages/{BOT}.json", "")]
+    assert got.failed == {} and got.partial == set()
+    assert got.cursor["post"] == fake.topic_posts(new["id"])[0]["id"]
+
+
+def test_a_login_refused_in_the_middle_of_a_new_processs_first_fetch_fails_no_other_way(dtable, fake,  # noqa: F811
+                                                                                         monkeypatch):
+    """A new process (`run --once`) reads the listing, then the forum refuses its key while it
+    reads a game topic past a gap: the cycle reports the refused login and goes on (the
+    re-check for edits of the vote made before fails no other way); the vote stands."""
+    import adapters.discourse_reads as D
+    from forumbot.moderator import Moderator
+
+    t = dtable()
+    t.propose()
+    voter = t.state.waiting_for()[0]
+    t.say(voter, "**APPROVE**")
+    t.cycle()
+    assert t.state.votes == {voter: "approve"}
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    monkeypatch.setattr(D, "MAX_PAGES", 1)
+    tid = topic_of(t.game.thread)
+    fake.faults.append(lambda m, p: (403, ERRORS["invalid_key"]) if p == f"/t/{tid}.json" else None)
+    forum = make_forum(fake, monotonic=lambda: t.clock().timestamp())
+    report = Moderator(forum, clock=t.clock).cycle()
+    assert [e.partition(": ")[0] for e in report.errors] == ["fetch"]
+    assert "The API username or key is invalid" in report.errors[0]
+    assert t.state.votes == {voter: "approve"}
+
+
+def test_a_first_read_takes_one_page_of_the_listing_and_starts_from_its_newest_post(fake):  # noqa: F811
+    """A bot with no bookmark yet (its first fetch) reads the first page of the listing only,
+    however many posts the site has, and from then on reads what comes after its newest."""
+    forum = make_forum(fake)
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(120):
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    n = len(fake.queries)
+    got = forum.fetch([], {})
+    assert [q for m, p, q in fake.queries[n:] if p == "/posts.json"] == [""]
+    assert got.cursor["post"] == fake.public_posts()[-1]["id"]
+
+
+def test_an_empty_listing_is_no_gap(fake):  # noqa: F811
+    """Every public topic unlisted (the listing answers no post at all): nothing is new and
+    nothing was missed, so the fetch reads no game topic by id; its 2 requests, as a quiet one."""
+    game = fake.new_topic("alice", "A game topic, unlisted soon", "The first post of the game topic.", "games")
+    forum = make_forum(fake)
+    thread = f"topic:{game['id']}"
+    cursor = forum.fetch([thread], {}).cursor
+    for tid, t in list(fake.topics.items()):
+        if t["archetype"] == "regular":
+            fake.unlist(tid)
+    n = len(fake.requests)
+    got = forum.fetch([thread], cursor)
+    assert fake.requests[n:] == [("GET", "/posts.json"), ("GET", f"/topics/private-messages/{BOT}.json")]
+    assert got.failed == {} and got.partial == set()
