@@ -110,6 +110,13 @@ def test_the_forum_is_read_for_markers_once_per_process_and_only_to_post(db, clo
     assert reads() == 3
     Moderator(forum, clock=clock).cycle()  # a new process with nothing to post: nothing read
     assert reads() == 3
+    # a new process with only a status edit to send: an edit adds no post, nothing read
+    edits = store.Outbox.update(state="pending").where(store.Outbox.kind == "edit").execute()
+    assert edits == 1
+    later = Moderator(forum, clock=clock)
+    later.cycle()
+    assert store.Outbox.get(store.Outbox.kind == "edit").state == "posted"
+    assert reads() == 3 and not later.delivery.reconcile.checked
 
 
 def test_being_behind_ends_once_every_marker_is_accounted_for(tmp_path, clock, fake_reddit):
