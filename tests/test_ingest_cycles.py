@@ -88,17 +88,22 @@ def _part(clock):
     return Table(forum, LocalPeople(forum), clock), forum
 
 
-def test_a_thread_read_in_part_holds_its_deadline_and_its_host_learns_why(db, clock):
-    """Every vote is in; then the game thread can be read only in part (no error). Its
-    deadline waits: after WAIT_NOTICE its host is told why; once the thread is read in
-    full, the vote closes."""
+def _every_vote_in(clock):
+    """A game on the partial-read forum whose team vote has every vote in, and its deadline."""
     t, forum = _part(clock)
     t.start(extra=VOTE)
     t.propose()
     for n in ("alice", "bob", "carol", "dave", "erin"):
         t.say(n, "**APPROVE**")
     t.cycle()
-    due = deadlines.due(t.state)
+    return t, forum, deadlines.due(t.state)
+
+
+def test_a_thread_read_in_part_holds_its_deadline_and_its_host_learns_why(db, clock):
+    """Every vote is in; then the game thread can be read only in part (no error). Its
+    deadline waits: after WAIT_NOTICE its host is told why; once the thread is read in
+    full, the vote closes."""
+    t, forum, due = _every_vote_in(clock)
     forum.partial = {t.game.thread}
     clock.advance(minutes=61)
     t.cycle()
@@ -119,13 +124,7 @@ def test_a_thread_read_in_part_holds_its_deadline_and_its_host_learns_why(db, cl
 def test_a_thread_failing_and_read_in_part_tells_its_host_the_failure(db, clock):
     """A thread whose read fails (403) while the forum also reports it read in part: the
     host is told the failure, not "read in part"."""
-    t, forum = _part(clock)
-    t.start(extra=VOTE)
-    t.propose()
-    for n in ("alice", "bob", "carol", "dave", "erin"):
-        t.say(n, "**APPROVE**")
-    t.cycle()
-    due = deadlines.due(t.state)
+    t, forum, due = _every_vote_in(clock)
     forum.partial = forum.unreadable = {t.game.thread}
     before = pms(forum, "host")
     clock.advance(minutes=61)
