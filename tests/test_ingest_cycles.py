@@ -35,6 +35,60 @@ def test_a_sender_writing_her_full_share_has_every_message_handled_in_that_cycle
     assert v["votes"]["alice"] == "approve" and v["defaulted"] == [], v
 
 
+def test_a_vote_read_behind_more_messages_than_one_transaction_takes_still_counts(local_game, clock):
+    """A busy thread: six onlookers write their full share of a cycle each (more messages
+    than the bot handles in one transaction, ingest.BATCH), then alice votes, all before the
+    deadline; the bot reads them all after it. Every one of them is handled in that cycle,
+    hers too: the vote closes with her vote counted."""
+    from forumbot.ingest import BATCH
+
+    t = local_game(extra=VOTE)
+    t.propose()
+    for n in ("bob", "carol", "dave", "erin"):
+        t.say(n, "**APPROVE**")
+    t.cycle()
+    clock.advance(minutes=55)
+    onlookers = [f"fan{k}" for k in range(6)]
+    for i in range(PER_AUTHOR_PER_CYCLE):
+        for n in onlookers:
+            t.say(n, f"go team, part {i}")
+    assert len(onlookers) * PER_AUTHOR_PER_CYCLE > BATCH
+    t.say("alice", "**APPROVE**")
+    clock.advance(minutes=6)
+    report = t.cycle()
+    assert report.handled == len(onlookers) * PER_AUTHOR_PER_CYCLE + 1
+    assert t.state.phase != "team_vote"
+    v = t.export()["votes"][0]
+    assert v["votes"]["alice"] == "approve" and v["defaulted"] == [], v
+
+
+def test_two_votes_stamped_the_same_second_are_handled_in_the_order_the_forum_lists_them(local_game, clock):
+    """A forum stamps comments to the second (Reddit's created_utc): alice approves, then
+    rejects, within one second. The bot handles them in the order the forum lists them,
+    also when the second's comment id has one digit more (c10 after c9, which sorts first
+    as text): her REJECT stands."""
+    t = local_game(extra=VOTE)
+    t.propose()
+
+    def next_id():
+        return max(c["id"] for c in t.forum.thread_comments(t.game.thread)) + 1
+
+    clock.advance(seconds=30)
+    while len(str(next_id() + 1)) == len(str(next_id())):
+        t.say("bob", "waiting for the votes")
+    first = next_id()
+    t.say("alice", "**APPROVE**")
+    t.say("alice", "no, **REJECT**")  # (the same second)
+    assert first in (9, 99) and next_id() == first + 2, first
+    for n in ("bob", "carol", "dave", "erin"):
+        t.say(n, "**APPROVE**")
+    t.cycle()
+    clock.advance(minutes=61)
+    t.cycle()
+    v = t.export()["votes"][0]
+    assert v["votes"]["alice"] == "reject", v
+
+
 def test_a_vote_changed_after_the_deadline_waits_behind_an_earlier_flood_and_does_not_count(local_game, clock):
     """alice floods the thread before the deadline, her vote behind her share of the cycle;
     bob changes his vote after the deadline, read in the same cycle. bob's change waits
@@ -299,9 +353,10 @@ class Askedorder(Bbforum):
 
 def test_edits_noticed_in_one_cycle_are_answered_oldest_comment_first(db, clock):
     """The leader's proposal and three votes, then two more votes in a later cycle (the
-    re-check takes six comments a cycle); then the proposal and erin's vote (the last) are
-    edited, and the bot notices both in one cycle: its notices follow the order of the
-    comments, the proposal's first."""
+    re-check takes six comments a cycle), bob chatting before them; then the proposal and
+    erin's vote (the last) are edited, and the bot notices both in one cycle: its notices
+    follow the order of the comments, the proposal's first (also when erin's comment id has
+    more digits than the proposal's, c10 after c2, which sorts first as text)."""
     from tests.table import LocalPeople, Table
     forum = Askedorder(clock)
     t = Table(forum, LocalPeople(forum), clock)
@@ -312,12 +367,15 @@ def test_edits_noticed_in_one_cycle_are_answered_oldest_comment_first(db, clock)
         t.say(n, "**APPROVE**")
     t.cycle()
     clock.advance(seconds=30)
+    t.say("bob", "dave, erin: your turn")
+    t.say("bob", "we are waiting")
     for n in ("dave", "erin"):
         t.say(n, "**APPROVE**")
     t.cycle()
     (proposal,) = [c for c in forum.thread_comments(t.game.thread)
                    if c["body"].startswith("**PROPOSE") and c["author"] != forum.bot_name]
     (erins,) = [c for c in forum.thread_comments(t.game.thread) if c["author"] == "erin"]
+    assert len(str(erins["id"])) > len(str(proposal["id"])), (erins["id"], proposal["id"])
     forum.edit_comment(f"c{erins['id']}", "**REJECT**")
     forum.edit_comment(f"c{proposal['id']}", "**PROPOSE: carol, dave**")
     clock.advance(seconds=30)

@@ -9,13 +9,14 @@ import time
 
 import peewee
 
-from adapters.base import Fetched, Markup
+from adapters.base import Fetched, Markup, PermanentError
 from adapters.local import LocalForum
 from forumbot import store
 from forumbot.cpubudget import CpuBudget
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
 from forumbot.moderator import Moderator
 from forumbot.render import ops
+from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
 from forumbot.render.words import with_footer
 from tests.table import LocalPeople, Table, config_text
@@ -611,3 +612,39 @@ def test_a_message_set_aside_while_the_database_fails_is_still_told_to_its_host_
     assert row.state == "error"
     assert [s for s, b in pms(forum, "host")[len(hosts_before):]] == ["G1: a message I could not handle"]
     assert [s for s, b in pms(forum, "alice") if "set it aside" in b] == ["G1: re: your message"]
+
+
+class Refusingforum(Bbforum):
+    """Bbforum that refuses for good the posts `refuse(out)` picks (a reply to a comment
+    deleted meanwhile, a thread locked)."""
+
+    def __init__(self, clock):
+        super().__init__(clock)
+        self.refuse = lambda out: False
+
+    def post(self, out):
+        if self.refuse(out):
+            raise PermanentError("that comment was deleted")
+        return super().post(out)
+
+
+def test_an_edit_notice_the_forum_refuses_is_told_to_the_games_host(db, clock):
+    """bob edits his vote; the bot's notice that an edit changes nothing is a post of the
+    game, and the forum refuses it for good: the game's host is told once that a post in
+    the game thread could not be delivered, and why (as for any other post of the game)."""
+    forum = Refusingforum(clock)
+    t = Table(forum, LocalPeople(forum), clock)
+    t.start(extra=VOTE)
+    t.propose()
+    t.say("bob", "**APPROVE**")
+    t.cycle()
+    forum.refuse = lambda out: out.kind == "comment" and "Editing a comment" in out.body
+    before = len(pms(forum, "host"))
+    (bobs,) = [c for c in forum.thread_comments(t.game.thread) if c["author"] == "bob"]
+    forum.edit_comment(f"c{bobs['id']}", "**REJECT**")
+    for _ in range(3):
+        clock.advance(seconds=30)
+        t.cycle()
+    assert not [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
+    assert pms(forum, "host")[before:] == [
+        ("G1: a message could not be delivered", words.undelivered("G1", "comment", None, "that comment was deleted"))]

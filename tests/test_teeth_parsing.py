@@ -152,6 +152,23 @@ def test_a_pm_whose_lines_end_in_a_bare_carriage_return_reads_line_by_line(local
     assert (vote_row(t, "bob"), vote_row(t, "carol")) == ("REJECT", "REJECT")
 
 
+def test_a_pm_vote_in_colour_italics_or_a_font_counts_as_the_word_inside(local_game):
+    """Style tags a forum's editor writes around a PM's line (BBCode [color], [i], [size],
+    HTML <em>, <span>) are no part of the command: each vote counts, and its sender is told
+    so, with the word as it reads without them."""
+    t = local_game()
+    t.propose()
+    said = {n: len(t.people.pms_to(n)) for n in ("bob", "carol", "dave")}
+    t.pm("bob", "[color=red][i]REJECT[/i][/color]")
+    t.pm("carol", "[size=150]REJECT[/size]")
+    t.pm("dave", '<span style="color: red"><em>REJECT</em></span>')
+    t.cycle()
+    assert {n: t.state.votes.get(n) for n in said} == dict.fromkeys(said, "reject")
+    for n in said:  # the answer: the vote recorded, as typed without its style
+        (answer,) = t.people.pms_to(n)[said[n]:]
+        assert answer.startswith("G1: your vote **REJECT** is recorded."), answer
+
+
 def test_a_tag_longer_than_any_game_number_names_no_game(local_game):
     """G0000000001 is no way to write G1: ten digits name no game (none has that many)."""
     t = local_game()
@@ -163,6 +180,24 @@ def test_a_tag_longer_than_any_game_number_names_no_game(local_game):
     new = t.people.pms_to("bob")[said:]
     assert len(new) == 2 and all("You are not in a running game tagged" in m for m in new), new
     assert t.export()["events"] == events and t.state.votes == {}
+
+
+def test_a_game_numbered_with_the_most_digits_a_tag_takes_is_named_by_its_tag(db, clock):
+    """A database whose games have reached nine-digit numbers (MAX_TAG_DIGITS): the game
+    G123456789 is named by its tag, by PM and in the thread; only a longer tag names none."""
+    from forumbot.parsing import MAX_TAG_DIGITS
+
+    store.Game.create(id=123456788, forum="elsewhere", host="x", preset="resistance", config="{}", seed=1,
+                      status="finished", created_at=store.naive(clock()))  # (the games before it)
+    forum = LocalForum(":memory:", clock=clock)
+    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    assert t.game.tag == "G123456789" and len(t.game.tag) - 1 == MAX_TAG_DIGITS
+    t.propose()
+    t.pm("bob", "REJECT")  # (the subject is the game's tag)
+    t.say("carol", "**G123456789 REJECT**")
+    t.cycle()
+    assert t.state.votes == {"bob": "reject", "carol": "reject"}
+    assert not [m for m in t.people.pms_to("bob") if "You are not in a running game tagged" in m]
 
 
 def test_quotes_and_code_inside_a_bold_vote_are_taken_out_and_the_vote_counts(local_game):
