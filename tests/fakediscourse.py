@@ -34,7 +34,7 @@ README), and keeps Discourse's rules, read from its source:
 
 People (helpers, which keep the same rules unless `rules=False`): `user`, `new_topic`,
 `reply`, `pm` (a new PM topic), `reply_pm`, `edit` (quick: within the grace period),
-`whisper` (post_type 4), `small_action` (post_type 3),
+`whisper` (post_type 4), `small_action` (post_type 3), `delete_topic` (a moderator's),
 `user_delete` (raw "(post deleted by author)", `user_deleted`), `staff_delete`
 (`deleted_at`), `close`, `archive`, `unlist` (its posts leave /posts.json), `make_private`. Faults and crashes as the fake
 Reddit's (the server, faults and crash hook are tests/fakeserver.py's): `faults`,
@@ -115,6 +115,12 @@ def _cook(raw: str) -> str:
 
     text = re.sub(r"<!--.*?-->", "", raw, flags=re.S)
     return "".join(f"<p>{html.escape(p.strip())}</p>" for p in text.split("\n\n") if p.strip())
+
+
+def _rails_true(value: str) -> bool:
+    """ActiveModel::Type::Boolean's cast of a parameter (what topics_controller#posts does with
+    `asc`): "" is nil, the FALSE_VALUES are false, anything else is true ("TRUE", "yes")."""
+    return value != "" and value not in {"0", "f", "F", "false", "FALSE", "off", "OFF", "no", "NO"}
 
 
 def _sanitized_length(raw: str) -> int:
@@ -304,6 +310,13 @@ class FakeDiscourse(FakeServer):
             p["deleted_at"] = self.now()
             self._rev += 1
             return p
+
+    def delete_topic(self, topic: int) -> None:
+        """A moderator deletes a topic (Topic is Trashable: a topic with `deleted_at` set is out
+        of every list by its default scope, the bot's PM list too)."""
+        with self.lock:
+            self.topics[topic]["deleted_at"] = self.now()
+            self._rev += 1
 
     def close(self, topic: int) -> None:
         self.topics[topic]["closed"] = True
@@ -813,7 +826,7 @@ class FakeDiscourse(FakeServer):
             chosen = [p for p in posts if p["id"] in ids]
         elif q.get("post_number"):
             n = int(q["post_number"][-1])
-            if (q.get("asc") or [""])[-1] in ("true", "1"):
+            if _rails_true((q.get("asc") or [""])[-1]):  # topics_controller#posts casts it so
                 chosen = [p for p in posts if p["post_number"] > max(n, 1)][:CHUNK]
             else:
                 chosen = [p for p in posts if p["post_number"] < n][-CHUNK:]

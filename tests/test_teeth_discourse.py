@@ -318,9 +318,11 @@ def test_the_bookmark_remembers_the_most_recently_bumped_pm_topics(dtable, fake,
     assert talk("bob", "bob says a third thing") == ["include_raw=true&post_number=3&asc=true"]
     # alice's topic was dropped from the bookmark (carol's and bob's are newer): from its start
     assert talk("alice", "alice says a third thing") == ["include_raw=true"]
-    assert stored(said) == 7
+    # and, bumped last now, is remembered again (by its bump, though carol's topic is newer)
+    assert talk("alice", "alice says a fourth thing") == ["include_raw=true&post_number=4&asc=true"]
+    assert stored(said) == 8
     assert store.Inbound.select().where(store.Inbound.kind == "pm",
-                                        store.Inbound.author.in_(["alice", "bob", "carol"])).count() == 7
+                                        store.Inbound.author.in_(["alice", "bob", "carol"])).count() == 8
 
 
 # --- an unlisted game topic, the bot's own posts, a refused login ---------------------------------
@@ -658,3 +660,75 @@ def test_an_empty_listing_is_no_gap(fake):  # noqa: F811
     got = forum.fetch([thread], cursor)
     assert fake.requests[n:] == [("GET", "/posts.json"), ("GET", f"/topics/private-messages/{BOT}.json")]
     assert got.failed == {} and got.partial == set()
+
+
+def test_a_pm_topic_deleted_after_it_was_read_leaves_the_quiet_cycles_at_one_page(dtable, fake, clock):  # noqa: F811
+    """A moderator deletes the PM topic the bot read last (it leaves the bot's PM list, whose
+    newest topic is then older than the bookmark): the bookmark stays where it was, so every
+    quiet cycle after still reads one page of the PM list, however many pages it has, and
+    no PM topic."""
+    t = dtable()
+    settle(t)
+    for i in range(31):  # more than a page of the PM list (30)
+        clock.advance(seconds=1)
+        fake.pm(f"guest{i}", BOT, f"hello number {i}", f"just saying hello, {i}", rules=False)
+    clock.advance(seconds=1)
+    spam = fake.pm("spammer", BOT, "cheap things for sale", "cheap things, buy them here now", rules=False)
+    settle(t)
+    fake.delete_topic(spam["id"])
+    for _ in range(3):
+        assert site_requests(t, t.cycle) == QUIET
+        clock.advance(seconds=5)
+
+
+def test_a_pm_deleted_while_the_bot_reads_its_topic_is_skipped_and_the_rest_is_read(dtable, fake, clock):  # noqa: F811
+    """A moderator deletes a player's PM between the bot's read of its PM list (which still
+    counts it) and its read of the topic (a bot that is not staff no longer sees it there):
+    the cycle goes on without an error, the other player's PM is read in the same cycle,
+    and the topic is not read again for the post it can no longer see."""
+    t = dtable()
+    settle(t)
+    fake.users[BOT].update(admin=False, moderator=False)
+    clock.advance(minutes=1)
+    kept = fake.reply_pm("alice", role_pm(fake, "alice")["id"], "thanks, all clear for me")
+    clock.advance(seconds=5)
+    erin = role_pm(fake, "erin")["id"]
+    gone = fake.reply_pm("erin", erin, "a question I will take back")
+    deleted: list[int] = []
+
+    def delete_meanwhile(method, path):
+        if path == f"/t/{erin}/posts.json" and not deleted:
+            deleted.append(fake.staff_delete(gone["id"])["id"])
+        return None  # no fault: the read is answered
+
+    fake.faults.append(delete_meanwhile)
+    report = t.cycle()
+    assert deleted and report.errors == []
+    assert set(inbox_rows([ref(kept), ref(gone)])) == {ref(kept)}
+    clock.advance(seconds=5)
+    n = len(fake.queries)
+    t.cycle()
+    assert pm_topic_reads(fake, n, erin) == []
+
+
+def test_a_first_read_takes_one_page_of_the_pm_list_and_goes_on_from_its_newest_bump(fake, clock):  # noqa: F811
+    """A bot with no PM bookmark yet (its first fetch) whose account already has more PM
+    topics than a page of its PM list holds (30) reads that one page, the 30 bumped last,
+    and not the older ones; the next fetch reads only what was bumped since."""
+    forum = make_forum(fake)
+    for i in range(35):
+        clock.advance(seconds=1)
+        fake.pm(f"guest{i}", BOT, f"hello number {i}", f"just saying hello, {i}", rules=False)
+
+    def lists(cursor: dict):
+        n = len(fake.queries)
+        got = forum.fetch([], cursor)
+        return [q for m, p, q in fake.queries[n:] if p == f"/topics/private-messages/{BOT}.json"], got
+
+    pages, got = lists({})
+    assert pages == [""]
+    assert sorted(m.author for m in got.inbound) == sorted(f"guest{i}" for i in range(5, 35))
+    clock.advance(seconds=1)
+    late = fake.pm("latecomer", BOT, "hello from a latecomer", "just arrived, hello to you")
+    pages, got = lists(got.cursor)
+    assert pages == [""] and [m.body for m in got.inbound] == [first_post(fake, late)["raw"]]
