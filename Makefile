@@ -36,10 +36,12 @@ bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/cycle.py
 
-# ruff (the rules in pyproject.toml) and mypy on forumbot/ and adapters/ ([tool.mypy])
+# ruff (the rules in pyproject.toml), mypy on forumbot/ and adapters/ ([tool.mypy]), and the
+# layers: what each part of the bot may import ([tool.importlinter])
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache forumbot.db* forumbot-local.db* mutants

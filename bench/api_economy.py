@@ -33,8 +33,8 @@ import praw  # noqa: E402
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum  # noqa: E402
 from adapters.reddit import RedditForum  # noqa: E402
 from forumbot import store  # noqa: E402
-from forumbot.moderator import Moderator  # noqa: E402
 from forumbot.rules import make_config, start  # noqa: E402
+from forumbot.shell.moderator import Moderator  # noqa: E402
 from tests.fakediscourse import FakeDiscourse  # noqa: E402
 from tests.fakereddit import FakeReddit  # noqa: E402
 

@@ -69,7 +69,7 @@ def _first_player(fake, submission) -> str:
 def demo_timing(players: int = 7, games: int = 5) -> tuple[float, float]:
     from datetime import datetime, timedelta, timezone
 
-    from forumbot.demo import run_demo
+    from forumbot.cli.demo import run_demo
     from forumbot.rules import MissionOrder, Propose, TeamVote, apply, fold, make_config, start
 
     t0 = time.perf_counter()
@@ -111,7 +111,7 @@ def cpu_and_startup(games: int) -> dict:
 
     from adapters.reddit import RedditForum
     from forumbot import store
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     c = costs(games)
     fake = FakeReddit().start()
@@ -239,7 +239,7 @@ def vote_costs(games: int) -> dict:
 
     from adapters.reddit import RedditForum
     from forumbot import store
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     clock = _Clock()
     fake = FakeReddit(clock=lambda: clock().timestamp()).start()

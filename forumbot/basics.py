@@ -1,7 +1,7 @@
 """Small things the parts of the moderator share."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 from . import store
 from .store import Inbound
@@ -27,3 +27,8 @@ def cause(e: BaseException) -> BaseException:
     if "no transaction is active" in str(e) and e.__context__ is not None:
         return e.__context__
     return e
+
+
+def utcnow() -> datetime:
+    """The bot's own clock (the moderator's default; tests give theirs)."""
+    return datetime.now(timezone.utc)

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from .config_values import MAX_MISSES, MAX_PEOPLE, MAX_THREAD_REF, MAX_TIMEZONE, key_name, plain, shown
-from .deadlines import parse_duration
+from .rules.deadlines import parse_duration
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 MAX_INTRO = 5000

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .rules.assassin import Assassinate
 from .rules.commands import (
                              Command,
                              HostAbort,
@@ -16,7 +15,8 @@ from .rules.commands import (
                              HostResume,
                              HostSkip,
 )
-from .rules.lady import LadyTarget
+from .rules.modules.assassin import Assassinate
+from .rules.modules.lady import LadyTarget
 
 TARGET_COMMANDS = {"assassinate": Assassinate, "lady": LadyTarget}
 SIDED = {"order", "assassinate"}  # whether these are taken depends on a hidden side or role

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from .rules.commands import SAID_CLOSE, SAID_OPEN
+from .rules.hooks import Parsed
 
 # --- cleaning ------------------------------------------------------------------------
 
@@ -105,18 +106,6 @@ def _pairs(text: str, kinds: tuple) -> Iterator[tuple[int, int]]:
 
 
 # --- commands ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """A command as typed: a verb and its raw arguments (names not yet resolved)."""
-
-    verb: str  # propose | vote | order | status | help | join | leave | host:<verb> ...
-    names: tuple[str, ...] = ()
-    choice: str = ""
-    extra: str = ""
-    text: str = ""  # the span or line it came from
-    more: tuple[tuple[str, str], ...] = ()  # a rule module's "; WORD: value" after a PROPOSE
 
 
 _GAME_TAG = re.compile(r"\bG(\d+)\b", re.I)
@@ -368,9 +357,3 @@ def resolve_name(raw: str, names: list[str], aliases: dict[str, str] | None = No
             if hits:
                 return NameProblem(raw, hits)
     return NameProblem(raw, ())
-
-
-def parse_config(text: str, host: str, bot_name: str | None = None):  # noqa: ANN201 - re-export, see gameconfig
-    from .gameconfig import parse_config as _parse
-
-    return _parse(text, host, bot_name=bot_name)

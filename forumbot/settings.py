@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from adapters import ADAPTERS
 
-from .deadlines import parse_duration
 from .masking import masked, masked_text, remember_secrets
+from .rules.deadlines import parse_duration
 
 # The bounds of the [bot] numbers (a value outside is refused, naming the range).
 POLL_INTERVAL = (1, 86400)  # 1s to 1d
@@ -138,7 +138,7 @@ def shown(value: str, limit: int = 60) -> str:
 
 def _duration(bot, key: str, default: str, bounds: tuple[int, int], like: str) -> int:
     """A [bot] duration within its bounds (empty: the default)."""
-    from .deadlines import format_duration
+    from .rules.deadlines import format_duration
 
     low, high = bounds
     written = bot.get(key, "").strip() or default

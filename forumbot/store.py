@@ -299,11 +299,6 @@ def marker_token(key: str, length: int = 16) -> str:
 CHECK = 4  # hex digits of a marker token that check it: another database's pass once in 65,536
 
 
-# -- database trouble (forumbot/trouble.py; importable from here as before) --------------
-
-from .trouble import is_db_trouble, recover  # noqa: E402,F401
-
-
 def reload_into(row: Model, fresh: Model) -> None:
     """`row` takes back what the store holds (`fresh`, the same row read again), in place:
     callers may hold it."""

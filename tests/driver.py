@@ -9,8 +9,8 @@ import re
 import signal
 from datetime import timedelta
 
-from forumbot import deadlines, store
-from forumbot.rules.assassin import Assassinate
+from forumbot import store
+from forumbot.rules import deadlines
 from forumbot.rules.commands import (
     Choose,
     GiveCard,
@@ -22,7 +22,8 @@ from forumbot.rules.commands import (
     TakeCard,
     TeamVote,
 )
-from forumbot.rules.lady import LadyTarget
+from forumbot.rules.modules.assassin import Assassinate
+from forumbot.rules.modules.lady import LadyTarget
 from forumbot.rules.random_play import random_command
 
 MARKER = re.compile(r"\[\]\(#fb-[0-9a-f]{16}\)")
@@ -116,7 +117,7 @@ def forked_cycle(t, url: str, make_forum) -> None:
     """One bot cycle in a child process (a fresh adapter from `make_forum()`, as `run --once`
     would make), which the fake forum may SIGKILL (`t.fake.victim`); then the parent reads
     the store afresh. A kill counts in `t.crashes`; any other failure of the child fails."""
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     store.close()
     ready_r, ready_w = os.pipe()

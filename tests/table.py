@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.export import export_game
-from forumbot.moderator import Moderator
+from forumbot.archive.export import export_game
+from forumbot.shell.moderator import Moderator
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy"]
 

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from adapters.local import LocalForum
-from forumbot import deadlines, store
-from forumbot.archive import export_html_command, render_html, write_html
-from forumbot.rules import engine
+from forumbot import store
+from forumbot.archive.page import export_html_command, render_html, write_html
+from forumbot.rules import deadlines, engine
 from forumbot.rules.random_play import random_command
 from forumbot.rules.replace import renamed
 from tests.driver import command_text, settle
@@ -313,7 +313,7 @@ def test_a_finished_game_of_every_preset(preset, forum, clock):
         assert ("Success" if m["result"] == "success" else "Fail") in block
         assert re.search(rf'<span class="count-big">{m["sabotages"]}</span> sabotage', block)
     # the end: every role revealed
-    from forumbot.archive import _role_name
+    from forumbot.archive.page import _role_name
 
     for p in record["players"]:
         assert re.search(rf'<li><span class="name">{p["name"]}\b.*?</span> <span class="role[^"]*">'

@@ -4,11 +4,11 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import expired
-from forumbot.parsing import parse_config
+from forumbot.gameconfig import parse_config
 from forumbot.rules import Refusal, make_config, replay, start
-from forumbot.rules.assassin import Assassinate
-from forumbot.rules.lady import LadyTarget
+from forumbot.rules.deadlines import expired
+from forumbot.rules.modules.assassin import Assassinate
+from forumbot.rules.modules.lady import LadyTarget
 from forumbot.rules.presets import SPIES
 from forumbot.rules.roles import EVIL, role_set
 from tests.test_rules import NAMES, T0, Game

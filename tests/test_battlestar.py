@@ -3,10 +3,10 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import expired
-from forumbot.parsing import parse_config
+from forumbot.gameconfig import parse_config
 from forumbot.render import render_events
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote
+from forumbot.rules.deadlines import expired
 from forumbot.rules.presets import PRESETS, spy_count
 from tests.test_rules import Game
 

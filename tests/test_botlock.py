@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from forumbot import botlock, store
-from forumbot.cli import main
+from forumbot.cli.main import main
 from tests.conftest import PG_URL
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,7 +159,7 @@ def test_run_holds_the_lock_while_it_runs_and_lets_go_after(tmp_path, monkeypatc
         with pytest.raises(botlock.BotLockHeld):
             botlock.acquire(url)
         seen.append(poll_interval)
-    monkeypatch.setattr("forumbot.scheduler.run_forever", fake_run_forever)
+    monkeypatch.setattr("forumbot.shell.scheduler.run_forever", fake_run_forever)
     try:
         assert main(["run", "--settings", settings_file(tmp_path, url)]) == 0
     finally:

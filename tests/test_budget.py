@@ -5,8 +5,8 @@ import pytest
 
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.budget import WriteBudget, backoff
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
+from forumbot.shell.outbox.budget import WriteBudget, backoff
 from tests.table import NAMES, LocalPeople, RedditPeople, Table
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from forumbot import limits, store
 from forumbot.cpubudget import CpuBudget, OverBudget
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 
 VOTE = "deadlines: {team_vote: 1h, close_early: false}\nmissed: {team_vote: reject}\n"
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from forumbot.cli import main
+from forumbot.cli.main import main
 
 
 def forumbot(*args, cwd=None, env=None):

@@ -14,7 +14,7 @@ import praw
 import pytest
 
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.driver import forked_cycle, markers, outcome, play
 from tests.table import NAMES, RedditPeople, Table
 

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from forumbot.deadlines import format_duration, parse_duration
+from forumbot.rules.deadlines import format_duration, parse_duration
 
 
 @pytest.fixture
@@ -172,7 +172,7 @@ def _aligned_state(start_at, timezone_name="Europe/Berlin", align="21:00", hours
 def test_align_to_holds_21_00_local_across_daylight_saving(start_at, local_day):
     from zoneinfo import ZoneInfo
 
-    from forumbot.deadlines import due
+    from forumbot.rules.deadlines import due
 
     state = _aligned_state(start_at)
     local = due(state).astimezone(ZoneInfo("Europe/Berlin"))

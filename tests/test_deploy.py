@@ -38,7 +38,7 @@ def wheel(folder: Path) -> Path:
                 record.append(f.relative_to(ROOT).as_posix())
         meta = {"METADATA": f"Metadata-Version: 2.1\nName: forumbot\nVersion: {__version__}\n",
                 "WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-                "entry_points.txt": "[console_scripts]\nforumbot = forumbot.cli:main\n"}
+                "entry_points.txt": "[console_scripts]\nforumbot = forumbot.cli.main:main\n"}
         for file, text in meta.items():
             z.writestr(f"{name}.dist-info/{file}", text)
             record.append(f"{name}.dist-info/{file}")
@@ -152,8 +152,8 @@ def test_compose_parses_and_names_the_settings_the_bot_reads():
 
 SLOW_CYCLE = """
 import logging, sys, time
-from forumbot.moderator import CycleReport
-from forumbot.scheduler import run_forever
+from forumbot.shell.moderator import CycleReport
+from forumbot.shell.scheduler import run_forever
 logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="%(message)s")
 class Mod:
     def cycle(self):
@@ -215,7 +215,7 @@ class Failing:
     """A moderator whose forum is down: every cycle reports a failed fetch."""
 
     def __init__(self):
-        from forumbot.moderator import CycleReport
+        from forumbot.shell.moderator import CycleReport
 
         self.report = CycleReport(errors=["fetch: inbox: invalid_grant error processing request"])
         self.due = None
@@ -228,8 +228,8 @@ class Failing:
 
 
 def test_a_failed_cycle_is_an_error_and_the_next_try_waits_longer(caplog):
-    from forumbot.moderator import CycleReport
-    from forumbot.scheduler import MAX_BACKOFF, Runner, backoff
+    from forumbot.shell.moderator import CycleReport
+    from forumbot.shell.scheduler import MAX_BACKOFF, Runner, backoff
 
     assert [backoff(n, 30) for n in range(1, 8)] == [30, 60, 120, 240, 480, 900, 900]
     assert backoff(3, 3600) == 3600  # a poll interval above the cap stays as it is
@@ -257,7 +257,7 @@ def test_a_failed_cycle_is_an_error_and_the_next_try_waits_longer(caplog):
 
 
 def test_a_cycle_that_raises_counts_as_failed(caplog):
-    from forumbot.scheduler import Runner
+    from forumbot.shell.scheduler import Runner
 
     class Broken(Failing):
         def cycle(self):

@@ -14,7 +14,7 @@ import requests
 from adapters.base import LoginFailed, Outgoing, PermanentError, TransientError, UncertainError
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum, marker, post_ref, topic_of
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
 from tests.driver import forked_cycle, outcome, play, settle
 from tests.fakediscourse import DELETED_BY_AUTHOR, FakeDiscourse
@@ -976,7 +976,7 @@ def test_a_configs_category_overrides_the_settings(dtable, fake):
 
 @pytest.mark.skipif(not _engine_knows_category(), reason="settings do not know forum = discourse yet")
 def test_settings_make_a_discourse_forum_and_doctor_checks_it(tmp_path, fake, capsys):
-    from forumbot.doctor import doctor
+    from forumbot.cli.doctor import doctor
     from forumbot.settings import load_settings, make_forum
 
     path = tmp_path / "settings.ini"

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
 from tests.driver import play
 from tests.fakediscourse import FakeDiscourse

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from forumbot import botlock, store
-from forumbot.cli import main
+from forumbot.cli.main import main
 
 
 @pytest.fixture(autouse=True)

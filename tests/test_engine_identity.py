@@ -47,7 +47,6 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.deadlines import due
 from forumbot.rules import GameState, Refusal, apply, fold, make_config, replay, start
 from forumbot.rules.commands import (
     Expire,
@@ -64,6 +63,7 @@ from forumbot.rules.commands import (
     Remind,
 )
 from forumbot.rules.config import default_deadlines, default_missed
+from forumbot.rules.deadlines import due
 from forumbot.rules.presets import PRESETS as RULES
 from forumbot.rules.presets import spy_count
 from forumbot.rules.random_play import play_out, random_command

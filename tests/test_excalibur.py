@@ -1,4 +1,4 @@
-"""Excalibur (variants.md, "Beyond the seeds"): one rules module (forumbot/rules/excalibur.py),
+"""Excalibur (variants.md, "Beyond the seeds"): one rules module (forumbot/rules/modules/excalibur.py),
 one render module, one row of the table. A scripted game, the edge cases, the parsing and
 intake of its commands, its config key, and a random-play sweep with it on."""
 import random
@@ -6,14 +6,15 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import due, expired
 from forumbot.gameconfig import parse_config
-from forumbot.intake import command_for
-from forumbot.parsing import Parsed, parse_comment, parse_pm
+from forumbot.parsing import parse_comment, parse_pm
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote, make_config, replay
 from forumbot.rules.commands import SAID_CLOSE, SAID_OPEN, HostDisqualify, HostSkip
-from forumbot.rules.excalibur import GIVEN, OPENED, PASSED, USED, WieldExcalibur
+from forumbot.rules.deadlines import due, expired
+from forumbot.rules.hooks import Parsed
+from forumbot.rules.modules.excalibur import GIVEN, OPENED, PASSED, USED, WieldExcalibur
 from forumbot.rules.random_play import play_out
+from forumbot.shell.intake import command_for
 from tests.test_rules import NAMES, T0, Game
 
 
@@ -309,7 +310,7 @@ def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():
 
 
 def test_help_tells_the_leader_and_the_holder_the_words_excalibur_takes():
-    from forumbot.help import help_for
+    from forumbot.render.help import help_for
 
     g = game()
     leader = g.state.leader

@@ -21,7 +21,7 @@ after the other):
 - `kill`: the process dies (Killed, a BaseException) before a fetch is answered, before
   the PMs are marked read, right after the n-th post landed, or at the n-th time the bot
   reads its clock (anywhere: inside a transaction too). The broken transaction is rolled
-  back and the connection dropped (store.recover()), as a dead process's would be, and a
+  back and the connection dropped (db_trouble.recover()), as a dead process's would be, and a
   fresh Moderator goes on from what the database kept.
 
 A lock starts before the cycle, right after the fetch answered (before it is stored), or
@@ -57,8 +57,9 @@ import pytest
 
 from adapters.base import Fetched, TransientError
 from adapters.local import LocalForum
-from forumbot import deadlines, store
-from forumbot.moderator import Moderator
+from forumbot import db_trouble, store
+from forumbot.rules import deadlines
+from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
 from tests.driver import outcome, play, settle
 from tests.table import NAMES, LocalPeople, Table, config_text
@@ -379,7 +380,7 @@ class Run:
             report = self.t.cycle(fresh=self.dead)
             self.dead = False
         except Killed:
-            store.recover()  # what the dead process had not committed is gone
+            db_trouble.recover()  # what the dead process had not committed is gone
             self.dead = True
             return
         finally:

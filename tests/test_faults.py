@@ -7,7 +7,7 @@ from collections import Counter
 import praw
 import pytest
 
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.driver import markers, outcome, play
 from tests.table import NAMES, RedditPeople, Table
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.cli import main
+from forumbot.cli.main import main
 from forumbot.render import render_events
 from forumbot.rules import events as ev
 from forumbot.rules import make_config
@@ -241,7 +241,7 @@ def test_version_and_help(capsys):
                 if isinstance(sub, argparse.ArgumentParser):
                     yield from walk(sub)
 
-    from forumbot.cli import _parser
+    from forumbot.cli.main import _parser
 
     for prog, action in walk(_parser()):
         assert action.help, (prog, action.option_strings or action.dest)  # each says what it is
@@ -272,7 +272,7 @@ See you in the thread.
 
 
 def test_a_config_pm_with_a_greeting_before_its_fenced_block_is_taken(tmp_path, capsys):
-    from forumbot.parsing import parse_config
+    from forumbot.gameconfig import parse_config
 
     cfg, problems = parse_config(GREETING, "host")
     assert problems == [] and cfg.players == ("alice", "bob", "carol", "dave", "erin")
@@ -312,7 +312,7 @@ def test_log_level_and_log_format_settings(tmp_path):
 
 
 def test_json_logs_and_apscheduler_routine_lines_are_debug(capsys):
-    from forumbot.cli import configure_logging
+    from forumbot.cli.main import configure_logging
 
     try:
         configure_logging("info", "json")
@@ -375,9 +375,9 @@ def test_the_end_post_uses_the_presets_side_names_and_no_raw_winner_line(preset)
 
 
 def test_an_aborted_game_has_no_raw_winner_line_and_status_speaks_the_presets_words():
+    from forumbot.render.status import public_status
     from forumbot.rules import apply
     from forumbot.rules.commands import HostAbort
-    from forumbot.status import public_status
 
     cfg = make_config("avalon", NAMES[:7], roles=("percival",))
     from forumbot.rules import start
@@ -423,7 +423,7 @@ def test_establish_confidence_is_mentioned_only_when_it_was_drawn():
 
 
 def test_the_kept_card_prompt_offers_each_holder_only_the_cards_they_hold():
-    from forumbot.rules.mission_cards import BY_KEY
+    from forumbot.rules.modules.mission_cards import BY_KEY
 
     windows = 0
     for seed in range(30):
@@ -488,9 +488,9 @@ def test_the_demo_posts_count_deadlines_from_their_own_time(capsys):
 
 
 def test_phases_are_named_in_words_not_identifiers():
-    from forumbot.help import help_for
+    from forumbot.render.help import help_for
     from forumbot.render.markup import markup_for
-    from forumbot.status import public_status, status_block
+    from forumbot.render.status import public_status, status_block
 
     for preset in ("resistance-plot", "so-say-we-all", "avalon"):
         cfg, events = played(preset, 1)

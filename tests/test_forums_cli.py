@@ -19,9 +19,10 @@ import re
 import pytest
 
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS
-from forumbot import moderator, store
-from forumbot.cli import main
+from forumbot import store
+from forumbot.cli.main import main
 from forumbot.rules import replay
+from forumbot.shell import moderator
 from tests.conftest import Clock
 from tests.driver import play
 from tests.fakediscourse import FakeDiscourse

@@ -193,7 +193,7 @@ def test_status_during_a_mission_never_names_who_is_missing(table):
 
 def test_hosts_allow_list(db, clock):
     from adapters.local import LocalForum
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
     from tests.table import LocalPeople, config_text
 
     forum = LocalForum(":memory:", clock=clock)
@@ -315,7 +315,7 @@ def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):
 
 
 def test_edit_rechecks_take_turns_past_the_limit(local_game, monkeypatch):
-    import forumbot.moderator as moderator
+    import forumbot.shell.moderator as moderator
 
     monkeypatch.setattr(moderator, "RECHECK_LIMIT", 2)  # one info() request holds 2 here
     t = local_game()

@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from forumbot import store
-from forumbot.hints import HintContext, comment_hint, pm_hint
 from forumbot.parsing import parse_comment, parse_pm
+from forumbot.shell.hints import HintContext, comment_hint, pm_hint
 
 POSTS = yaml.safe_load((pathlib.Path(__file__).parent / "corpus" / "hints" / "posts.yaml").read_text())
 NAMES = ("alice", "bob", "carol", "dave", "erin")

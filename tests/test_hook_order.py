@@ -10,14 +10,14 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import expired
 from forumbot.rules import Refusal
 from forumbot.rules import events as ev
 from forumbot.rules.commands import Choose, PassCard, PlayCard
+from forumbot.rules.deadlines import expired
 from forumbot.rules.hooks import MODULES, for_hook, plugins_for
-from forumbot.rules.lady import LadyTarget
-from forumbot.rules.plot import PlotCards
-from forumbot.rules.plot_deck import deck_for
+from forumbot.rules.modules.lady import LadyTarget
+from forumbot.rules.modules.plot import PlotCards
+from forumbot.rules.modules.plot_deck import deck_for
 from tests.test_plot_cards import P, give, orders, propose, vote_pm
 from tests.test_rules import Game
 

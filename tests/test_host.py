@@ -16,7 +16,7 @@ def host(t, text):
 
 
 def due(t) -> datetime:
-    from forumbot.deadlines import due as d
+    from forumbot.rules.deadlines import due as d
     return d(t.state)
 
 

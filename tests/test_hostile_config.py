@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forumbot import store
-from forumbot.cli import main
+from forumbot.cli.main import main
 from forumbot.gameconfig import parse_config
 from forumbot.rules.config import GameConfig
 

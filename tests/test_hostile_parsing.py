@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forumbot import parsing, store
-from forumbot.hints import HintContext, comment_hint, pm_hint
 from forumbot.parsing import parse_comment, parse_pm
+from forumbot.shell.hints import HintContext, comment_hint, pm_hint
 
 HERE = pathlib.Path(__file__).parent
 NAMES = ("alice", "bob", "carol", "dave", "erin")

@@ -241,7 +241,7 @@ DOCTOR_SECONDS = 15.0
 @given(text=hostile_settings())
 def test_hostile_settings_doctor_never_breaks(offline, text, capsys):
     from forumbot import store
-    from forumbot.cli import main
+    from forumbot.cli.main import main
 
     with tempfile.TemporaryDirectory() as folder:
         old = os.getcwd()
@@ -313,7 +313,7 @@ def _command(tmp_path, name: str, command: str, run) -> None:
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("name", list(HOSTILE_FILES))
 def test_hostile_settings_files_through_the_commands(name, command, tmp_path, capsys):
-    from forumbot.cli import main
+    from forumbot.cli.main import main
 
     def run(argv):
         try:
@@ -343,7 +343,7 @@ def test_hostile_settings_files_through_the_commands_as_processes(name, command,
 
 def test_hostile_settings_a_misspelt_key_is_named_by_doctor(tmp_path, capsys):
     """A misspelt key would silently leave its setting at the default: doctor names it."""
-    from forumbot.cli import main
+    from forumbot.cli.main import main
 
     path = tmp_path / "settings.ini"
     path.write_text(f"[bot]\nforum = local\npoll_intervall = 5m\n[database]\nurl = sqlite:///{tmp_path}/bot.db\n"

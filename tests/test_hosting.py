@@ -2,7 +2,7 @@
 the intro, HELP and forwarded PMs."""
 import pytest
 
-from forumbot.parsing import parse_config
+from forumbot.gameconfig import parse_config
 
 
 def host(t, text, who="host"):

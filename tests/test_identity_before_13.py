@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from forumbot.rules import commands, hooks
-from forumbot.rules.plot import PlotCards
+from forumbot.rules.modules.plot import PlotCards
 from tests.test_engine_identity import PRESETS, log_before_seat_ids, play, replaces, sha, summary
 
 BEFORE = Path(__file__).parent / "fixtures" / "engine_logs_before_13"

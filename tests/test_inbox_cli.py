@@ -8,7 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot import deadlines, moderator, store
+from forumbot import store
+from forumbot.rules import deadlines
+from forumbot.shell import moderator
 from tests.conftest import Clock
 from tests.driver import play
 from tests.fakereddit import FakeReddit

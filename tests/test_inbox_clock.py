@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from forumbot import deadlines, store
+from forumbot import store
+from forumbot.rules import deadlines
 from tests.conftest import Clock, make_forum
 from tests.table import NAMES, Table
 

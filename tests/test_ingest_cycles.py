@@ -7,9 +7,10 @@ import dataclasses
 from datetime import timedelta
 
 from adapters.base import Fetched, TransientError
-from forumbot import deadlines, store
+from forumbot import store
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
 from forumbot.render import ops
+from forumbot.rules import deadlines
 from tests.table import config_text
 from tests.test_teeth_ingest import VOTE, Bbforum, _buggy, pms
 
@@ -40,7 +41,7 @@ def test_a_vote_read_behind_more_messages_than_one_transaction_takes_still_count
     than the bot handles in one transaction, ingest.BATCH), then alice votes, all before the
     deadline; the bot reads them all after it. Every one of them is handled in that cycle,
     hers too: the vote closes with her vote counted."""
-    from forumbot.ingest import BATCH
+    from forumbot.shell.ingest import BATCH
 
     t = local_game(extra=VOTE)
     t.propose()

@@ -1,10 +1,10 @@
-"""Intake (forumbot/intake.py): parsed text -> the rules' command, or why not. Pure: a state,
+"""Intake (forumbot/shell/intake.py): parsed text -> the rules' command, or why not. Pure: a state,
 a Parsed, the seat, the channel and the time."""
-from forumbot.intake import command_for
 from forumbot.parsing import parse_comment, parse_pm
 from forumbot.rules import MissionOrder, Propose, TeamVote
-from forumbot.rules.assassin import Assassinate
 from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, TakeCard
+from forumbot.rules.modules.assassin import Assassinate
+from forumbot.shell.intake import command_for
 from tests.test_rules import Game
 
 

@@ -1,5 +1,5 @@
 """Tristan and Isolde (variants.md, "Beyond the seeds"): one rules module
-(forumbot/rules/lovers.py), one render module, one row of the table. The deal, the config's
+(forumbot/rules/modules/lovers.py), one render module, one row of the table. The deal, the config's
 rules (both or neither, 7+ players), the Assassin's double shot and its refusals, parsing
 and intake, and a random-play sweep with the lovers in."""
 import random
@@ -7,13 +7,13 @@ import random
 import pytest
 
 from forumbot.gameconfig import parse_config
-from forumbot.intake import command_for
 from forumbot.parsing import parse_comment
 from forumbot.rules import MissionOrder, Refusal, make_config, replay
-from forumbot.rules.assassin import Assassinate
-from forumbot.rules.lovers import SHOT, ShootLovers, lover_of, lovers
+from forumbot.rules.modules.assassin import Assassinate
+from forumbot.rules.modules.lovers import SHOT, ShootLovers, lover_of, lovers
 from forumbot.rules.random_play import play_out
 from forumbot.rules.roles import role_set
+from forumbot.shell.intake import command_for
 from tests.test_rules import NAMES, T0, Game
 
 
@@ -179,8 +179,8 @@ def test_random_play_with_the_lovers(n):
 
 def test_the_texts():
     from forumbot.render import render_events
-    from forumbot.render.lovers import _your_lover
     from forumbot.render.markup import markup_for
+    from forumbot.render.modules.lovers import _your_lover
 
     g = game()
     t, i = lovers(g.state)

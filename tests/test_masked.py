@@ -11,7 +11,7 @@ import socket
 import pytest
 
 from forumbot import store
-from forumbot.cli import main
+from forumbot.cli.main import main
 from forumbot.masking import forget_secrets
 
 SECRET = "S3cretPW"

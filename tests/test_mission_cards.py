@@ -3,11 +3,11 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import expired
 from forumbot.render import render_events
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote, replay
 from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard
-from forumbot.rules.mission_cards import EV_SHUFFLED, MissionCards, find_card
+from forumbot.rules.deadlines import expired
+from forumbot.rules.modules.mission_cards import EV_SHUFFLED, MissionCards, find_card
 from tests.test_rules import Game
 
 ALL = ["establish-confidence", "interrogation", "counterespionage", "badge", "badge", "tracker",

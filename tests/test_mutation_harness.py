@@ -27,8 +27,8 @@ def test_every_mutated_module_has_a_suite_of_tests_that_exist():
 
 
 @pytest.mark.parametrize("mutant, module", [
-    ("forumbot.routing.x_pm_game__mutmut_3", "forumbot/routing.py"),
-    ("forumbot.delivery.xǁDeliveryǁ_not_started__mutmut_12", "forumbot/delivery.py"),
+    ("forumbot.shell.routing.x_pm_game__mutmut_3", "forumbot/shell/routing.py"),
+    ("forumbot.shell.outbox.delivery.xǁDeliveryǁ_not_started__mutmut_12", "forumbot/shell/outbox/delivery.py"),
     ("forumbot.rules.team.x_tally__mutmut_1", "forumbot/rules/team.py"),
     ("adapters.discourse_reads.xǁReadsǁpage__mutmut_40", "adapters/discourse_reads.py"),
 ])
@@ -58,7 +58,7 @@ class _Config:
 
 
 def test_the_plugin_deselects_the_other_modules_tests(monkeypatch):
-    monkeypatch.setenv("MUTANT_UNDER_TEST", "forumbot.deadlines.x_due__mutmut_4")
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "forumbot.rules.deadlines.x_due__mutmut_4")
     items = [_Item("tests/test_deadlines.py::test_a"), _Item("tests/test_deadlines_x.py::test_b"),
              _Item("tests/test_parsing.py::test_c"), _Item("tests/test_deadlines.py::test_d[1]")]
     config = _Config()

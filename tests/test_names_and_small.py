@@ -6,15 +6,16 @@ from datetime import timedelta
 import pytest
 
 from adapters.local import LocalForum
-from forumbot import deadlines, store
-from forumbot.cli import main
+from forumbot import store
+from forumbot.cli.main import main
 from forumbot.gameconfig import parse_config
-from forumbot.moderator import Moderator
 from forumbot.parsing import NameProblem, clean_name, parse_comment, parse_pm, resolve_name
+from forumbot.rules import deadlines
 from forumbot.rules.config import default_deadlines
 from forumbot.rules.presets import PRESETS
 from forumbot.settings import SettingsError, load_settings
-from forumbot.signups import joined
+from forumbot.shell.moderator import Moderator
+from forumbot.shell.signups import joined
 from tests.table import LocalPeople, Table
 
 # --- names ---------------------------------------------------------------------------
@@ -227,13 +228,6 @@ def test_a_config_may_not_name_the_bot(lines, key):
     assert cfg is None and [p.key for p in problems] == [key]
     assert "bot's own account" in problems[0].message
     assert parse_config(text, "host", bot_name="otherbot")[1] == []
-
-
-def test_the_parsing_re_export_takes_the_bot_name():
-    from forumbot.parsing import parse_config as reexported
-
-    text = BASE + "players: [alice, bob, carol, dave, forumbot]\n"
-    assert [p.key for p in reexported(text, "host", bot_name="forumbot")[1]] == ["players"]
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import re
 
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, LocalPeople, config_text
 
 GAMES = 30

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from adapters.base import Outgoing, Traits
 from forumbot import store
-from forumbot.moderator import Moderator
-from forumbot.outbox_fit import MARK_ROOM, fit, size
 from forumbot.render.markup import markup_for
+from forumbot.shell.moderator import Moderator
+from forumbot.shell.outbox.fit import MARK_ROOM, fit, size
 from tests.table import NAMES
 from tests.test_restored_backup import _table
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from adapters.base import Outgoing
 from forumbot import store
-from forumbot.moderator import Moderator
-from forumbot.outbox_reconcile import our_token
+from forumbot.shell.moderator import Moderator
+from forumbot.shell.outbox.reconcile import our_token
 from tests.table import NAMES, RedditPeople, Table
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
@@ -164,7 +164,7 @@ def test_a_failed_read_of_the_bots_own_posts_is_tried_again_at_the_next_flushes(
     given up at once (the next flushes read again, CHECK_TRIES in all), so one error cannot
     let the restored database post again what the forum holds."""
     from adapters.base import TransientError
-    from forumbot.outbox_reconcile import CHECK_TRIES, Reconcile
+    from forumbot.shell.outbox.reconcile import CHECK_TRIES, Reconcile
 
     lost = store.marker_token("G1:result:1")  # a post of this database the outbox does not hold
 
@@ -190,7 +190,7 @@ def test_a_failed_read_of_the_bots_own_posts_is_tried_again_at_the_next_flushes(
 
 def test_a_forum_that_never_shows_the_bots_posts_costs_at_most_check_tries_reads(db):
     from adapters.base import TransientError
-    from forumbot.outbox_reconcile import CHECK_TRIES, Reconcile
+    from forumbot.shell.outbox.reconcile import CHECK_TRIES, Reconcile
 
     class Down:
         calls = 0

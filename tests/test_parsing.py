@@ -3,13 +3,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from forumbot.gameconfig import parse_config
 from forumbot.parsing import (
     NameProblem,
     bold_spans,
     game_tags,
     parse_command,
     parse_comment,
-    parse_config,
     parse_pm,
     resolve_name,
 )

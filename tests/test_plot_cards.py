@@ -7,13 +7,13 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import expired
 from forumbot.render import render_events
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote, replay
 from forumbot.rules import events as ev
 from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard, TakeCard
-from forumbot.rules.plot import PlotCards
-from forumbot.rules.plot_deck import DRAW, deck_for, find_card
+from forumbot.rules.deadlines import expired
+from forumbot.rules.modules.plot import PlotCards
+from forumbot.rules.modules.plot_deck import DRAW, deck_for, find_card
 from tests.test_rules import Game
 
 

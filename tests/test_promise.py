@@ -15,7 +15,7 @@ import pytest
 from adapters.base import PermanentError, TransientError
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, LocalPeople, RedditPeople, Table
 
 
@@ -451,7 +451,7 @@ def test_after_downtime_the_deadlines_move_and_nothing_is_played_through(db, clo
     t.cycle()
     posts = t.people.thread(t.game.thread)[posts_before:]
     assert len(posts) == 1 and "not running" in posts[0]
-    from forumbot.deadlines import due
+    from forumbot.rules.deadlines import due
     assert due(t.state) == clock() + timedelta(hours=1)
     assert t.state.phase == "proposal"
     t.cycle()

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from forumbot.parsing import parse_config
+from forumbot.gameconfig import parse_config
 
 README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
 HOSTING = README[README.index("## Hosting a game"):README.index("## Playing")]
@@ -20,7 +20,7 @@ def test_there_is_a_config_for_every_preset():
 def test_readme_config_passes(config, tmp_path):
     cfg, problems = parse_config(config, "host")
     assert problems == []
-    from forumbot.cli import main
+    from forumbot.cli.main import main
 
     path = tmp_path / "game.yaml"
     path.write_text(config)
@@ -36,7 +36,7 @@ def test_the_five_seed_games_are_in_the_readme():
 
 
 def test_every_host_command_is_in_the_readme():
-    from forumbot.moderator import HOST_COMMANDS
+    from forumbot.shell.moderator import HOST_COMMANDS
 
     for verb in HOST_COMMANDS:
         assert f"`{verb.upper()} G12" in HOSTING, verb

@@ -4,7 +4,7 @@ import pytest
 
 from adapters.reddit import RedditForum, marker
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, RedditPeople, Table
 
 

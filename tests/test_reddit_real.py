@@ -10,7 +10,7 @@ import praw
 import pytest
 
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.driver import markers
 from tests.table import NAMES, RedditPeople, Table, config_text
 

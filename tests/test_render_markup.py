@@ -7,13 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.help import help_for
 from forumbot.render import registry, render_events, render_refusal
+from forumbot.render.help import help_for
 from forumbot.render.ops import defuse, scrub, spoken
 from forumbot.render.posts import _role_pm
 from forumbot.rules import events as ev
 from forumbot.rules import make_config
-from forumbot.rules.assassin import Assassinate
 from forumbot.rules.commands import (
     SAID_CLOSE,
     SAID_OPEN,
@@ -29,7 +28,8 @@ from forumbot.rules.commands import (
     said,
 )
 from forumbot.rules.engine import advance, started
-from forumbot.rules.lady import LadyTarget
+from forumbot.rules.modules.assassin import Assassinate
+from forumbot.rules.modules.lady import LadyTarget
 from forumbot.rules.random_play import random_command
 from forumbot.rules.state import FINISHED, SETUP
 from tests.test_rules import NAMES, T0

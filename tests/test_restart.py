@@ -7,7 +7,7 @@ import pytest
 from adapters.base import UncertainError
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, LocalPeople, Table
 
 

@@ -17,7 +17,8 @@ from collections import Counter
 import pytest
 
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS
-from forumbot import moderator, store
+from forumbot import store
+from forumbot.shell import moderator
 from tests.conftest import PG_URL, Clock, _reset
 from tests.fakediscourse import FakeDiscourse
 from tests.fakereddit import FakeReddit

@@ -1,7 +1,7 @@
 """Two games with overlapping players: a PM with a tag, a reply to a bot PM, an ambiguous PM."""
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import LocalPeople
 
 

@@ -3,8 +3,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from forumbot.deadlines import expired
 from forumbot.rules import Expire, MissionOrder, Propose, Refusal, TeamVote, apply, fold, make_config, replay, start
+from forumbot.rules.deadlines import expired
 from forumbot.rules.hooks import RulePlugin
 from forumbot.rules.presets import SPIES, TEAM_SIZES
 

@@ -4,8 +4,8 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from adapters.local import LocalForum
-from forumbot import scheduler
-from forumbot.moderator import Moderator
+from forumbot.shell import scheduler
+from forumbot.shell.moderator import Moderator
 
 
 def test_run_forever_polls_and_fires_deadlines(db, monkeypatch):
@@ -46,8 +46,8 @@ def test_run_forever_polls_and_fires_deadlines(db, monkeypatch):
 def test_a_busy_cycle_is_followed_by_another_at_once():
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    from forumbot.moderator import CycleReport
-    from forumbot.scheduler import BUSY, plan_again
+    from forumbot.shell.moderator import CycleReport
+    from forumbot.shell.scheduler import BUSY, plan_again
 
     sched = BackgroundScheduler(timezone="UTC")
     sched.start(paused=True)  # running, as in `run`, but nothing fires
@@ -75,7 +75,7 @@ def test_no_cycle_runs_while_the_bot_lock_is_lost_and_run_stops_when_another_bot
 
         def cycle(self):
             Mod.cycles += 1
-            from forumbot.moderator import CycleReport
+            from forumbot.shell.moderator import CycleReport
             return CycleReport()
 
         def next_deadline(self):
@@ -102,7 +102,7 @@ def test_sigterm_while_the_scheduler_hands_a_cycle_to_its_worker_still_stops_the
     import os
     import signal
 
-    from forumbot.moderator import CycleReport
+    from forumbot.shell.moderator import CycleReport
 
     class Mod:
         class forum:

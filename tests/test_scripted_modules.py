@@ -103,7 +103,7 @@ def test_the_config_refuses_one_lover(db, clock):
 
 
 def test_the_demo_offers_the_modules():
-    from forumbot.demo import demo_config, module_names, play
+    from forumbot.cli.demo import demo_config, module_names, play
 
     assert set(module_names()) == {"excalibur", "lovers"}
     text = demo_config("avalon", NAMES[:7], 1, ("excalibur", "lovers"))

@@ -5,8 +5,8 @@ import pytest
 
 from adapters.local import LocalForum
 from forumbot.rules import events as ev
-from forumbot.rules.plot import PlotCards
-from forumbot.rules.plot_deck import deck_for
+from forumbot.rules.modules.plot import PlotCards
+from forumbot.rules.modules.plot_deck import deck_for
 from tests.table import NAMES, LocalPeople, Table
 
 
@@ -148,7 +148,7 @@ def test_resistance_plot_every_card(plot_table):
 
 @pytest.fixture
 def sswa_table(db, clock, monkeypatch):
-    from forumbot.rules.mission_cards import EV_SHUFFLED, MissionCards
+    from forumbot.rules.modules.mission_cards import EV_SHUFFLED, MissionCards
 
     def make(deck, n=6):
         monkeypatch.setattr(MissionCards, "after_start",

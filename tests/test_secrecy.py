@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from forumbot.demo import play
+from forumbot.cli.demo import play
 from forumbot.rules.presets import MAX_PLAYERS, MIN_PLAYERS
 
 ROLE_WORDS = (r"(spy|spies|resistance|role|sabotag\w*|traitor|loyal|evil|good|minions?|servants?|"

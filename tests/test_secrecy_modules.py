@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from forumbot.demo import play
+from forumbot.cli.demo import play
 from tests.test_secrecy import expected_names, pm_leaks, public_leaks
 
 TABLES = [(n, ("excalibur",)) for n in (5, 6)] + [(n, ("excalibur", "lovers")) for n in (7, 8, 9, 10)]

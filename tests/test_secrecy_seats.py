@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from forumbot.demo import play
+from forumbot.cli.demo import play
 from tests.test_secrecy import expected_names, pm_leaks, public_leaks
 
 TABLES = [("resistance", 6), ("resistance-plot", 7), ("avalon", 8), ("avalon-2020", 8), ("so-say-we-all", 7)]

@@ -10,10 +10,10 @@ import pytest
 
 from adapters.base import Inbound as ForumInbound
 from forumbot import store
-from forumbot.moderator import Moderator
 from forumbot.render import replies as words
 from forumbot.render import signups as signup_words
 from forumbot.render.markup import BBCode
+from forumbot.shell.moderator import Moderator
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

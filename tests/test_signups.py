@@ -6,9 +6,9 @@ import pytest
 
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.export import export_game
-from forumbot.moderator import Moderator
-from forumbot.parsing import parse_config
+from forumbot.archive.export import export_game
+from forumbot.gameconfig import parse_config
+from forumbot.shell.moderator import Moderator
 from tests.table import LocalPeople
 
 CONFIG = ("preset: resistance\nleader_order: listed\nplayers: signup\nmin_players: 5\n"

@@ -9,14 +9,14 @@ from datetime import timedelta
 
 import pytest
 
-from forumbot.deadlines import due, expired, stamp
 from forumbot.render import render_events
 from forumbot.render.markup import markup_for
+from forumbot.render.status import public_status, status_block
 from forumbot.rules import Refusal, replay
 from forumbot.rules.commands import HostDisqualify, HostPause, HostReplace, HostSkip, Postpone
 from forumbot.rules.config import default_deadlines
+from forumbot.rules.deadlines import due, expired, stamp
 from forumbot.rules.presets import PRESETS
-from forumbot.status import public_status, status_block
 from tests.test_rules import NAMES, T0, Game
 
 

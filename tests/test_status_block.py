@@ -1,7 +1,7 @@
 """The status block at the top of the opening post, edited in place after every change."""
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
+from forumbot.shell.moderator import Moderator
 from tests.table import LocalPeople
 
 

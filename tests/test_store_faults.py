@@ -17,7 +17,7 @@ import psycopg2
 import psycopg2.errors
 import pytest
 
-from forumbot import store
+from forumbot import db_trouble, store
 from tests.conftest import PG_URL
 
 AT = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)
@@ -115,8 +115,8 @@ def test_a_held_write_lock_is_db_trouble_and_recover_restores_the_connection(tmp
         e = raised(write)
         t.join()
         assert "database is locked" in str(e)
-        assert store.is_db_trouble(e)
-        assert store.recover() is True
+        assert db_trouble.is_db_trouble(e)
+        assert db_trouble.recover() is True
         assert database.execute_sql("PRAGMA busy_timeout").fetchone()[0] == 5000  # a new connection
         write()
         assert store.Cursor.select().where(store.Cursor.forum == "local").count() == 1
@@ -132,7 +132,7 @@ def test_the_raw_sqlite_lock_error_is_db_trouble(tmp_path):
     b = sqlite3.connect(path, isolation_level=None, timeout=0.01)
     e = raised(lambda: b.execute("INSERT INTO t VALUES (1)"))
     a.execute("ROLLBACK")
-    assert isinstance(e, sqlite3.OperationalError) and store.is_db_trouble(e)
+    assert isinstance(e, sqlite3.OperationalError) and db_trouble.is_db_trouble(e)
 
 
 def test_a_full_disk_is_db_trouble_and_recover_gets_going_again(tmp_path):
@@ -146,13 +146,13 @@ def test_a_full_disk_is_db_trouble_and_recover_gets_going_again(tmp_path):
                 for i in range(n):
                     store.Cursor.create(forum="local", name=str(i), value="x" * 3000)
         e = raised(lambda: fill(100))
-        assert store.is_db_trouble(e)
+        assert db_trouble.is_db_trouble(e)
         chain, x = [], e
         while x is not None:
             chain.append(str(x))
             x = x.__context__
         assert any("full" in c for c in chain)
-        assert store.recover() is True  # a new connection, without the limit
+        assert db_trouble.recover() is True  # a new connection, without the limit
         fill(100)
         assert store.Cursor.select().count() == 100
     finally:
@@ -178,7 +178,7 @@ def test_bugs_are_not_db_trouble(tmp_path):
         ]
         assert isinstance(bugs[0], peewee.IntegrityError)
         for bug in bugs:
-            assert not store.is_db_trouble(bug), repr(bug)
+            assert not db_trouble.is_db_trouble(bug), repr(bug)
     finally:
         store.close()
 
@@ -190,7 +190,7 @@ def test_a_bug_while_handling_db_trouble_is_a_bug():
         except peewee.OperationalError:
             {}["x"]
     except KeyError as e:
-        assert not store.is_db_trouble(e)
+        assert not db_trouble.is_db_trouble(e)
 
 
 @pytest.mark.parametrize("exc", [
@@ -210,7 +210,7 @@ def test_a_bug_while_handling_db_trouble_is_a_bug():
     peewee.OperationalError(psycopg2.OperationalError("could not connect to server")),
 ], ids=repr)
 def test_what_is_db_trouble(exc):
-    assert store.is_db_trouble(exc)
+    assert db_trouble.is_db_trouble(exc)
 
 
 def test_an_error_raised_from_db_trouble_is_db_trouble():
@@ -220,17 +220,17 @@ def test_an_error_raised_from_db_trouble_is_db_trouble():
         except sqlite3.OperationalError as e:
             raise RuntimeError("could not record it") from e
     except RuntimeError as e:
-        assert store.is_db_trouble(e)
+        assert db_trouble.is_db_trouble(e)
 
 
 def test_an_unreachable_postgresql_server_is_db_trouble_and_recover_does_not_raise():
     database = peewee.PostgresqlDatabase("test", host="127.0.0.1", port=1, user="postgres",
                                          connect_timeout=2)
     e = raised(database.connect)
-    assert store.is_db_trouble(e)
+    assert db_trouble.is_db_trouble(e)
     store.db.initialize(database)
     try:
-        assert store.recover() is False
+        assert db_trouble.recover() is False
     finally:
         store.db.initialize(None)
 
@@ -254,10 +254,10 @@ def test_a_terminated_postgresql_backend_is_db_trouble_and_recover_reconnects():
                 else:
                     store.Cursor.select().count()
             first = raised(query)
-            assert store.is_db_trouble(first), repr(first)
+            assert db_trouble.is_db_trouble(first), repr(first)
             second = raised(query)  # the connection stays dead until recovered
-            assert store.is_db_trouble(second), repr(second)
-            assert store.recover() is True
+            assert db_trouble.is_db_trouble(second), repr(second)
+            assert db_trouble.recover() is True
             query()
             assert database.execute_sql("SELECT pg_backend_pid()").fetchone()[0] != pid
     finally:
@@ -289,8 +289,8 @@ def test_a_serialization_failure_is_db_trouble(pg_table):
         e = raised(txn)
         code = getattr(e, "pgcode", None) or getattr(getattr(e, "orig", None), "pgcode", None)
         assert code == "40001", repr(e)
-        assert store.is_db_trouble(e)
-        assert store.recover() is True
+        assert db_trouble.is_db_trouble(e)
+        assert db_trouble.recover() is True
         assert database.execute_sql(f"SELECT n FROM {name} WHERE id = 1").fetchone()[0] == 1
     finally:
         store.close()
@@ -332,10 +332,10 @@ def test_a_deadlock_is_db_trouble(pg_table):
         e = errors[0]
         code = getattr(e, "pgcode", None) or getattr(getattr(e, "orig", None), "pgcode", None)
         assert code == "40P01", repr(e)
-        assert store.is_db_trouble(errors[0])
+        assert db_trouble.is_db_trouble(errors[0])
     finally:
         other.close()
-        store.recover()
+        db_trouble.recover()
         store.close()
 
 

@@ -305,7 +305,7 @@ def test_a_rule_modules_phase_has_its_deadline_and_the_assassination_then_waits(
     default it then waits for good, and the bot has nothing to wake up for. The modules'
     phases are learnt once a process: a bot started afresh (`fresh`) times them too."""
     from adapters.local import LocalForum
-    from forumbot import deadlines
+    from forumbot.rules import deadlines
     from tests.table import LocalPeople, Table
 
     if fresh:

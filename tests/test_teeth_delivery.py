@@ -1,5 +1,5 @@
 """Issue 22 ("tests with teeth"): the outbox's error ladder, through whole cycles on the
-local forum. Each test was seen to fail with a mutant of forumbot/delivery.py: a failed PM
+local forum. Each test was seen to fail with a mutant of forumbot/shell/outbox/delivery.py: a failed PM
 to the host that spawns PMs to the host without end (bounded here by a cycle count), a
 thread held back a cycle behind a post the forum refused for good, posts of a thread
 overtaking one still in doubt, role PMs sent for a game whose opening post was refused; and
@@ -21,10 +21,10 @@ import pytest
 from adapters.base import ForumError, Markup, PermanentError, TransientError, UncertainError
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.moderator import Moderator
 from forumbot.render import ops
 from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
+from forumbot.shell.moderator import Moderator
 from tests.conftest import make_forum
 from tests.table import LocalPeople, Table, config_text
 

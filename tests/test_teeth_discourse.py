@@ -385,7 +385,7 @@ def test_a_new_process_whose_login_is_refused_reports_it_and_goes_on_later(dtabl
     nothing, reports the refused login and fails no other way; with the key fixed, the
     next process reads the vote made meanwhile."""
     from adapters.discourse import DiscourseForum
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
     from tests.test_discourse import make_forum
 
     t = dtable()
@@ -612,7 +612,7 @@ def test_a_login_refused_in_the_middle_of_a_new_processs_first_fetch_fails_no_ot
     reads a game topic past a gap: the cycle reports the refused login and goes on (the
     re-check for edits of the vote made before fails no other way); the vote stands."""
     import adapters.discourse_reads as D
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     t = dtable()
     t.propose()

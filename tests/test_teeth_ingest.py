@@ -1,5 +1,5 @@
 """Issue 22 ("tests with teeth"): the inbox loop, through whole cycles. Each test here was
-seen to fail with a mutant of forumbot/ingest.py: a message the database (or a bug)
+seen to fail with a mutant of forumbot/shell/ingest.py: a message the database (or a bug)
 refused that no longer holds the deadline it could concern, later messages handled before
 an earlier one the database refused, a flood's excess that no longer holds the deadline."""
 from __future__ import annotations
@@ -14,11 +14,11 @@ from adapters.local import LocalForum
 from forumbot import store
 from forumbot.cpubudget import CpuBudget
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
-from forumbot.moderator import Moderator
 from forumbot.render import ops
 from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
 from forumbot.render.words import with_footer
+from forumbot.shell.moderator import Moderator
 from tests.table import LocalPeople, Table, config_text
 
 VOTE = "deadlines: {team_vote: 1h, close_early: false}\nmissed: {team_vote: reject}\n"
@@ -542,7 +542,7 @@ def test_votes_of_a_batch_the_database_lost_hold_the_deadline_until_it_is_back(l
     write and the database is out of reach (no new connection opens); it is back once the
     inbox loop has given up, before the deadlines are looked at. Nothing was handled, and
     the deadline waits: the next cycle counts both votes instead of defaulting them."""
-    from forumbot.ingest import Ingest
+    from forumbot.shell.ingest import Ingest
 
     t = local_game(extra=VOTE)
     t.propose()

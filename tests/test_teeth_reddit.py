@@ -3,7 +3,7 @@
 
 - The bot's own comments in a game thread are never commands, nor messages to handle: the
   adapter leaves them out of the thread read (adapters/reddit.py), and the inbox would
-  not act on them either (forumbot/inbox.py).
+  not act on them either (forumbot/shell/inbox.py).
 - Markdown quotes (`>`, nested `> >` and `>>`) are the quoted player's words at any depth."""
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import praw
 import pytest
 
 from adapters.reddit import RedditForum
-from forumbot import deadlines
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
-from forumbot.moderator import Moderator
+from forumbot.rules import deadlines
+from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, RedditPeople, Table, config_text
 
 

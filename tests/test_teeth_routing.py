@@ -68,7 +68,7 @@ def test_game_over_names_the_threads_newest_game(local_game):
 def two_games(db, clock):
     """alice plays G1 and G2, both at their team vote."""
     from adapters.local import LocalForum
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     forum = LocalForum(":memory:", clock=clock)
     people = LocalPeople(forum)
@@ -288,7 +288,7 @@ def test_a_join_in_a_sign_up_thread_signs_the_player_up(db, clock):
     """A game taking sign-ups takes its thread's commands: JOIN there is a sign-up (never
     "the game is over", which a game not yet running is not)."""
     from adapters.local import LocalForum
-    from forumbot.moderator import Moderator
+    from forumbot.shell.moderator import Moderator
 
     forum = LocalForum(":memory:", clock=clock)
     people = LocalPeople(forum)

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from forumbot.deadlines import expired
 from forumbot.rules import Expire, MissionOrder, Propose, Refusal, TeamVote, apply, fold, make_config, replay, start
 from forumbot.rules.commands import said
+from forumbot.rules.deadlines import expired
 from forumbot.rules.hooks import RulePlugin
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -78,7 +78,7 @@ def test_an_event_time_from_another_zone_is_written_as_its_utc_instant():
 def test_the_bot_reads_events_by_their_fields_not_by_their_json():
     """No module of the bot reads `.data` (the JSON form) of an event: the store and
     export write `to_json()`, and everything else reads the fields."""
-    from forumbot.demo import play
+    from forumbot.cli.demo import play
 
     callers: set[str] = set()
     original = ev.Event.data

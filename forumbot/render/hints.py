@@ -1,9 +1,8 @@
 """The private "did you mean" answer to a bold span (or PM line) that is almost a command
-(`forumbot.hints`). It repeats only `Hint.meant` (plain letters, the bot's own reading),
+(`forumbot.shell.hints`). It repeats only `Hint.meant` (plain letters, the bot's own reading),
 never what the player typed."""
 from __future__ import annotations
 
-from ..hints import Hint
 from .markup import Markdown, Markup
 
 _NOT_COUNTED = {
@@ -20,13 +19,14 @@ _WHY = {
 }
 
 
-def did_you_mean(hint: Hint, tag: str, via: str, m: Markup | None = None) -> str:
+def did_you_mean(kind: str, verb: str, meant: str, tag: str, via: str, m: Markup | None = None) -> str:
+    """`meant` is the command a span of `kind` (forumbot.shell.hints.Hint) meant, for `verb`."""
     m = m or Markdown()
     where = ("in a comment in the thread, with only the command inside the bold" if via == "thread"
              else "on a line of its own in a PM to me")
-    not_counted = _NOT_COUNTED.get(hint.verb, "Nothing was changed.")
-    return (f"{tag}: did you mean {m.bold(hint.meant)}? {not_counted} I did not take it as a "
-            f"command: {_WHY[hint.kind]}. Write {m.bold(hint.meant)} {where}. "
+    not_counted = _NOT_COUNTED.get(verb, "Nothing was changed.")
+    return (f"{tag}: did you mean {m.bold(meant)}? {not_counted} I did not take it as a "
+            f"command: {_WHY[kind]}. Write {m.bold(meant)} {where}. "
             f"(I say this once a phase; PM me HELP for the commands.)")
 
 

@@ -2,8 +2,8 @@
 the spectators' PMs."""
 from __future__ import annotations
 
-from ..deadlines import format_duration
 from ..rules import events as ev
+from ..rules.deadlines import format_duration
 from ..rules.events import GameStarted
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.roles import role_set
@@ -18,7 +18,7 @@ from .words import Message, block_separator, limits, missed_rules, role_name, se
 def _started(state: GameState, e: GameStarted, tag: str, m: Markup) -> list[Message]:
     """The opening post is a message of its own (a new thread, or the game's first comment),
     not a text in the batch's post; the role PMs and the spectators' follow it."""
-    from ..status import status_block
+    from .status import status_block
 
     body = status_block(state, tag, m) + block_separator(m) + _opening(state, e, tag, m)
     out = [Message("opening", body, opening=True, title=f"{state.config.title} ({tag})", priority=0)]

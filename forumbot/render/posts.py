@@ -10,15 +10,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from ..deadlines import format_duration, stamp
 from ..rules import events as ev
 from ..rules.commands import Refusal
+from ..rules.deadlines import format_duration, stamp
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.roles import role_set
 from ..rules.state import SPIES, GameState, phase_words
 from . import registry
-from .assassin import _assassinated, _assassination_opened, _assassination_overdue
-from .commander import _commander_named
 from .core import (
     _game_ended,
     _mission_opened,
@@ -43,12 +41,12 @@ from .host import (
     _proposals_stalled,
     _replaced,
 )
-from .lady import _lady_opened, _lady_skipped, _lady_used
 from .markup import Markup, markup_for, shown_as_text
-from .mission_cards import _mc_badge, _mc_done, _mc_drawn, _mc_follow, _mc_played, _mc_window
-from .opening import _opening, _role_pm, _spectator_pm
-from .ops import scrub, spoken
-from .plot import (
+from .modules.assassin import _assassinated, _assassination_opened, _assassination_overdue
+from .modules.commander import _commander_named
+from .modules.lady import _lady_opened, _lady_skipped, _lady_used
+from .modules.mission_cards import _mc_badge, _mc_done, _mc_drawn, _mc_follow, _mc_played, _mc_window
+from .modules.plot import (
     _plot_choice_opened,
     _plot_declared,
     _plot_discarded,
@@ -62,6 +60,8 @@ from .plot import (
     _plot_window,
     _team_vetoed,
 )
+from .opening import _opening, _role_pm, _spectator_pm
+from .ops import scrub, spoken
 from .reminders import REMINDER_WORDS, _deadline_moved, _missed_notice, _reminder
 from .words import (
     _NOW,

@@ -140,12 +140,15 @@ _loaded = False
 
 
 def load() -> None:
-    """Import every module of render/, so that each has registered its texts."""
+    """Import every module of render/ and render/modules/, so that each has registered its texts."""
     global _loaded
     if _loaded:
         return
     _loaded = True
     from .. import render
+    from . import modules
 
-    for info in pkgutil.iter_modules(render.__path__):
-        importlib.import_module(f"{render.__name__}.{info.name}")
+    for package in (render, modules):
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.ispkg:
+                importlib.import_module(f"{package.__name__}.{info.name}")

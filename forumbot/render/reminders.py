@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..deadlines import stamp
 from ..rules import events as ev
+from ..rules.deadlines import stamp
 from ..rules.events import DeadlineMoved, MissionResolved, RemindersSent, VoteClosed
 from ..rules.state import GameState, phase_words
 from .markup import Markdown, Markup
@@ -39,7 +39,7 @@ def _reminders(state: GameState, e: RemindersSent, tag: str, m: Markup) -> list[
 
 
 def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str) -> str:
-    from ..deadlines import due
+    from ..rules.deadlines import due
 
     when = due(state)
     what = reminder_words(e.phase, m)

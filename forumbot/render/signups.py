@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..deadlines import stamp
 from ..rules.config import GameConfig
-from ..status import relative
+from ..rules.deadlines import stamp
 from .markup import Markdown, Markup
+from .status import relative
 
 MD: Markup = Markdown()
 

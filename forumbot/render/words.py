@@ -35,8 +35,8 @@ def when(at: datetime, seconds: int | None, state: GameState | None = None) -> s
     """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone). The
     relative part counts from when the post is made, if render_events was told, since a
     command read late opens its phase at the time it was written, not when it is answered."""
-    from ..deadlines import aligned, clamped, stamp
-    from ..status import relative
+    from ..rules.deadlines import aligned, clamped, stamp
+    from .status import relative
 
     if seconds is None:
         return "no deadline"
@@ -105,14 +105,14 @@ def host_plays(state: GameState) -> bool:
 
 def card(key: str) -> str:
     """A Plot Card's name."""
-    from ..rules.plot_deck import BY_KEY
+    from ..rules.modules.plot_deck import BY_KEY
 
     return BY_KEY[key].name
 
 
 def mc(key: str) -> str:
     """A Mission Card's name."""
-    from ..rules.mission_cards import BY_KEY
+    from ..rules.modules.mission_cards import BY_KEY
 
     return BY_KEY[key].name
 

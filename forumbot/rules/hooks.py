@@ -1,7 +1,7 @@
 """The named points where roles, cards and mission modifiers plug into the engine, and the
 table of rule modules.
 
-A rule beyond the core is one module, `forumbot/rules/<name>.py`, with one `RulePlugin`
+A rule beyond the core is one module, `forumbot/rules/modules/<name>.py`, with one `RulePlugin`
 subclass, and one row in MODULES: its name, when a game has it, and where its plug-in runs.
 The engine calls the game's plug-ins at each point in the order of their rows (`order`); a
 row may run its plug-in at another place for one hook (`hook_orders`). A `before_*` point
@@ -17,18 +17,40 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
 if TYPE_CHECKING:
     import random
     from datetime import datetime
 
-    from ..parsing import Parsed
     from .commands import Command, Refusal
     from .config import GameConfig
     from .engine import Tx
     from .events import GameEnded, MissionResolved, TeamProposed, VoteClosed
     from .state import GameState
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A command as typed (parsing makes it; a module's `reads` and `command` take it): a verb
+    and its raw arguments (names not yet resolved)."""
+
+    verb: str  # propose | vote | order | status | help | join | leave | host:<verb> ...
+    names: tuple[str, ...] = ()
+    choice: str = ""
+    extra: str = ""
+    text: str = ""  # the span or line it came from
+    more: tuple[tuple[str, str], ...] = ()  # a rule module's "; WORD: value" after a PROPOSE
+
+
+class Reading(Protocol):
+    """What the shell gives a module's `command`: the core's reading of a parsed command
+    (`core(parsed)`, a Propose say, to build on) and the seats that typed names name
+    (`core.names(raws)`: their ids, or the words of the first that names no one)."""
+
+    def __call__(self, parsed: Parsed) -> "Command | str": ...
+
+    def names(self, raws: tuple[str, ...] | list[str]) -> "list[str] | str": ...
 
 
 @dataclass(frozen=True)
@@ -77,9 +99,10 @@ class RulePlugin:
 
     @classmethod
     def command(cls, state: "GameState", parsed: "Parsed", seat: str, via: str,
-                at: "datetime", core: Callable[["Parsed"], "Command | str"]) -> "Command | str":
+                at: "datetime", core: Reading) -> "Command | str":
         """The module's command for `parsed` (which `reads` claimed), or a refusal's words.
-        `core(parsed)` is the core's reading, to build on (a Propose, say)."""
+        `core(parsed)` is the core's reading, to build on (a Propose, say); `core.names`
+        reads typed names as seats."""
         return core(parsed)
 
     # --- the hooks ------------------------------------------------------------------
@@ -214,7 +237,7 @@ HOOKS = ("after_mission",)  # hooks some row runs in an order of their own
 def plugin_class(row: Row) -> type[RulePlugin]:
     cls = _CLASSES.get(row.module)
     if cls is None:
-        cls = _CLASSES[row.module] = importlib.import_module(f"{__package__}.{row.module}").PLUGIN
+        cls = _CLASSES[row.module] = importlib.import_module(f"{__package__}.modules.{row.module}").PLUGIN
     return cls
 
 

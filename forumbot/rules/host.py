@@ -96,7 +96,7 @@ def _host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
 
 
 def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
-    from ..deadlines import due
+    from .deadlines import due
 
     s = tx.state
     if s.paused_at is not None:
@@ -111,7 +111,7 @@ def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
     """The deadline of the open phase fell while the bot was not running: it moves to
     `cmd.until`. The whole deadline moves (a close_grace after the last vote too), so that
     `deadlines.due` is `until` afterwards."""
-    from ..deadlines import due
+    from .deadlines import due
 
     s = tx.state
     if s.paused_at is not None:

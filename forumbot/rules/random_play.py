@@ -9,9 +9,6 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..deadlines import due
-from .assassin import PHASE as ASSASSINATION
-from .assassin import Assassinate, known_to
 from .commands import (
     Choose,
     Expire,
@@ -27,7 +24,10 @@ from .commands import (
     TakeCard,
     TeamVote,
 )
-from .plot_deck import BY_KEY
+from .deadlines import due
+from .modules.assassin import PHASE as ASSASSINATION
+from .modules.assassin import Assassinate, known_to
+from .modules.plot_deck import BY_KEY
 from .replace import check
 from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
 
@@ -230,7 +230,7 @@ def host_move(state: GameState, at: datetime):
 
 
 def _mission_card_move(s: GameState, rng: random.Random, at: datetime):
-    from .mission_cards import BY_KEY as MC
+    from .modules.mission_cards import BY_KEY as MC
 
     m = s.extra["mc"]
     if s.phase == "prep_window":

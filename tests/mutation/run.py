@@ -4,7 +4,7 @@
     python tests/mutation/run.py --sample 150  # make test-long: a bigger sample
     python tests/mutation/run.py --all         # every mutant (hours on two cores)
     python tests/mutation/run.py --report      # only the report of the last run (mutants/)
-    python tests/mutation/run.py --module forumbot/routing.py   # one module
+    python tests/mutation/run.py --module forumbot/shell/routing.py   # one module
     python tests/mutation/run.py --again       # after new tests: only what the last run did not kill
 
 mutmut (pinned in the test extra) makes the mutants and runs them; its settings are

@@ -1,0 +1,1 @@
+"""A finished game's record: the archive page and the export JSON."""

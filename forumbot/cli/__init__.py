@@ -1,0 +1,1 @@
+"""The command line: run, demo, doctor, the local forum's tools."""

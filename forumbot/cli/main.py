@@ -1,0 +1,378 @@
+"""forumbot run | run --once | demo | export | check-config | doctor | local (commands.md,
+"The command line"). Every error a user can cause is one line on stderr and a non-zero
+exit, never a traceback:
+
+- 0: done; 1: the thing checked is bad (a config, a doctor check, a forum that cannot be
+  read, no such game); 2: the settings, the database or a file cannot be used; 3: another
+  bot holds the database."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..logs import JsonFormatter, configure_logging  # noqa: F401 - JsonFormatter re-exported
+
+SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as installed
+
+        return installed("forumbot")
+    except Exception:
+        from .. import __version__
+
+        return __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+
+    presets = ", ".join(p for p, v in PRESETS.items() if v.available)
+    ap = argparse.ArgumentParser(
+        prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
+        epilog="Start with `forumbot demo`; the README has a game on the local forum and how to "
+               "deploy on a server.")
+    ap.add_argument("--version", action="version", version=f"forumbot {version()}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                            help="what to do (each has --help)")
+
+    run = sub.add_parser("run", help="moderate forever: poll, process, post, keep deadlines",
+                         description="Moderate forever: poll the forum, process, post, keep the "
+                                     "deadlines. SIGTERM finishes the cycle under way, then stops.")
+    run.add_argument("--once", action="store_true",
+                     help="one full cycle, then exit (non-zero if the forum could not be read)")
+    run.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+
+    demo = sub.add_parser("demo", help="a whole game with simulated players on the local forum",
+                          description="A whole game with simulated players on the built-in local "
+                                      "forum, printed as the thread would read. Needs no account.")
+    demo.add_argument("--preset", default="resistance", metavar="P",
+                      help=f"the rule set: {presets} (default: resistance)")
+    demo.add_argument("--players", type=int, default=None, metavar="N",
+                      help=f"the table size, {MIN_PLAYERS} to {MAX_PLAYERS} (default: 7, or the "
+                           "preset's only size)")
+    demo.add_argument("--seed", type=int, default=1, metavar="S",
+                      help="the same seed plays the same game (default: 1)")
+    demo.add_argument("--with", dest="modules", action="append", default=[], metavar="MODULE",
+                      help="play a rule module too (repeatable): excalibur, lovers (avalon)")
+
+    exp = sub.add_parser("export", help="a game's full record as JSON (roles included)",
+                         description="A game's full record as JSON on stdout: the operator's "
+                                     "view, hidden roles included.")
+    exp.add_argument("game", help="the game tag, like G12")
+    exp.add_argument("--html", metavar="FILE",
+                     help="instead, a one-page HTML archive of the game for its players (- for stdout)")
+    exp.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+
+    chk = sub.add_parser("check-config", help="validate a config message without starting a game")
+    chk.add_argument("file", help="the config (YAML, as a host would PM it)")
+    chk.add_argument("--settings", metavar="FILE",
+                     help="the bot's settings: its account may not be named in the config")
+
+    doc = sub.add_parser("doctor", help="check the settings against the real forum before a first run",
+                         description="Check the settings before a first run: the login, each "
+                                     "place for new threads (a subreddit, a category), private messages, "
+                                     "the database and its lock. One line per check; non-zero if any fails.")
+    doc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+
+    loc = sub.add_parser("local", help="act as a person on the embedded local forum",
+                         description="Act as a person on the embedded local forum, so that people "
+                                     "can play a real game there without an account. Run "
+                                     "`forumbot run` beside it, or `forumbot run --once` after "
+                                     "each step.")
+    loc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP + "; [local] path names the forum")
+    acts = loc.add_subparsers(dest="action", required=True, metavar="ACTION",
+                              help="what the person does")
+    say = acts.add_parser("say", help="comment in a thread as USER")
+    say.add_argument("user", help="who writes")
+    say.add_argument("thread", help="the thread: t1, or a game tag like G1")
+    say.add_argument("text", help="the comment; commands in bold: '**APPROVE**'")
+    pm = acts.add_parser("pm", help="send the bot a private message as USER")
+    pm.add_argument("user", help="who writes")
+    pm.add_argument("text", nargs="?", help="the message (- reads it from stdin)")
+    pm.add_argument("--subject", "-s", default="", help="the subject: `new game` for a config")
+    pm.add_argument("--file", "-f", metavar="FILE", help="the message is this file (a config)")
+    read = acts.add_parser("read", help="list the threads, or read one")
+    read.add_argument("thread", nargs="?", help="the thread: t1, or a game tag like G1")
+    inbox = acts.add_parser("inbox", help="USER's private messages from the bot (new ones)")
+    inbox.add_argument("user", help="whose messages")
+    inbox.add_argument("--all", action="store_true", help="every message, not only the new ones")
+    for p in (say, pm, read, inbox):
+        p.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS, help=SETTINGS_HELP)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    try:
+        args, extra = ap.parse_known_args(argv)
+        if (extra and len(extra) == 1 and getattr(args, "action", None) == "pm"
+                and args.text is None and not extra[0].startswith("-")):
+            args.text = extra[0]  # `local pm USER --subject S TEXT`: the text after an option
+        elif extra:
+            ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as e:  # --help, --version, a usage error (argparse said why)
+        return e.code if isinstance(e.code, int) else 2
+    configure_logging("info", "text")
+    commands = {"run": _run, "demo": _demo, "export": _export, "check-config": _check,
+                "doctor": _doctor, "local": _local}
+    try:
+        code = commands[args.command](args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # `forumbot export G1 | head`: the reader stopped reading
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # (so that the flush at exit is quiet too)
+        print(f"{args.command}: the output was closed before all of it was written", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+# --- settings and the database ---------------------------------------------------------------
+
+
+def _one_line(e: BaseException, limit: int = 500) -> str:
+    """An error's text in one line, without credentials (a driver may quote the URL)."""
+    import re
+
+    from ..masking import masked_text
+
+    text = masked_text(re.sub(r"\s+", " ", str(e)).strip())
+    text = text if len(text) <= limit else text[:limit - 1] + "…"
+    return text or type(e).__name__
+
+
+def _settings_and_store(args, hold=None, must_exist: bool = False):
+    """Load the settings and open the database; None (after saying why) if they are bad or
+    the database cannot be opened. With `hold` (a contextlib.ExitStack), first take the bot
+    lock (one bot per database) and keep it on `hold`; raises botlock.BotLockHeld if another
+    bot has it. With `must_exist`, an SQLite database that is not there yet is not made."""
+    from .. import store
+    from ..botlock import BotLockHeld, acquire
+    from ..settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(args.settings)
+    except SettingsError as e:
+        print(f"settings: {e}", file=sys.stderr)
+        return None
+    configure_logging(settings.log_level, settings.log_format)
+    url = settings.database_url
+    problem = database_problem(url, must_exist)
+    if problem:
+        print(f"database: {problem}", file=sys.stderr)
+        return None
+    try:
+        if hold is not None:
+            hold.lock = hold.enter_context(acquire(url))  # (for run's Keeper)
+        store.connect(url)
+    except BotLockHeld:
+        raise
+    except Exception as e:  # unreachable, a bad URL, a missing directory: one line
+        why = _one_line(e)
+        if (url.lower().startswith("postgres") and ("refused" in why or "timeout" in why)
+                and "Is the server running" not in why):
+            why += " (is PostgreSQL running there, and is [database] url right?)"
+        print(f"database: {why}", file=sys.stderr)
+        return None
+    return settings
+
+
+def read_text(path: str, who: str) -> str | None:
+    """A UTF-8 text file's text; None after saying in one line why it cannot be read."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            return f.read()
+    except OSError as e:
+        print(f"{who}: {path}: {e.strerror or _one_line(e)}", file=sys.stderr)
+    except UnicodeDecodeError:
+        print(f"{who}: {path} is not UTF-8 text", file=sys.stderr)
+    return None
+
+
+def short_error(text: str) -> str:
+    """An HTTP library's long "Max retries exceeded ... [Errno 111] Connection refused" as
+    "cannot connect to host:port (Connection refused)"."""
+    import re
+
+    m = re.search(r"host='([^']+)', port=(\d+)\).*?\[Errno -?\d+\] ([^'\")\]]+)", text)
+    if not m:
+        return text
+    head = text[:text.index("error with request")] if "error with request" in text else ""
+    return f"{head}cannot connect to {m.group(1)}:{m.group(2)} ({m.group(3).strip()})"
+
+
+def database_problem(url: str, must_exist: bool = False) -> str | None:
+    """What is wrong with an SQLite database's place, before anything is made there."""
+    from ..botlock import sqlite_path
+    from ..masking import masked
+
+    if not url.lower().startswith("sqlite"):
+        return None
+    shown = masked(url)
+    try:
+        path = sqlite_path(url)
+    except Exception as e:
+        return f"[database] url = {shown}: {_one_line(e)}"
+    if path is None:
+        return None
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        return (f"the folder {folder} does not exist ([database] url = {shown}); create it, "
+                "or change the url")
+    if must_exist and not os.path.exists(path):
+        return (f"there is no database at {path}: the bot has not run here yet (run it in the "
+                "folder where it keeps forumbot.db, or name its settings with --settings)")
+    return None
+
+
+# --- the commands -----------------------------------------------------------------------------
+
+
+def _run(args) -> int:
+    from contextlib import ExitStack
+
+    from ..botlock import BotLockHeld
+    from ..settings import SettingsError, load_settings, make_forum, require_forum
+    from ..shell.moderator import Moderator
+    from ..shell.scheduler import run_forever
+
+    try:  # an unfilled settings.example.ini: say what to fill in, before anything is made
+        require_forum(load_settings(args.settings))
+    except SettingsError as e:
+        print(f"settings: {e}", file=sys.stderr)
+        return 2
+    with ExitStack() as hold:  # the bot lock, held until the bot is done
+        try:
+            settings = _settings_and_store(args, hold=hold)
+        except BotLockHeld as e:
+            print(f"run: {e}", file=sys.stderr)
+            return 3
+        if settings is None:
+            return 2
+        try:
+            forum = make_forum(settings)
+        except SettingsError as e:
+            print(f"settings: {e}", file=sys.stderr)
+            return 2
+        mod = Moderator(forum, hosts=settings.hosts,
+                        writes_per_minute=settings.writes_per_minute,
+                        outage_grace=settings.outage_grace, poll_interval=settings.poll_interval)
+        if args.once:
+            report = mod.cycle()
+            print(f"fetched {report.fetched}, handled {report.handled}, posted {report.posted}, "
+                  f"deadlines {report.deadlines}")
+            failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
+            if failed:
+                hint = " (`forumbot doctor` checks the settings)" if settings.forum != "local" else ""
+                from ..masking import masked_text
+
+                print(f"run: the cycle did not get through: {masked_text(short_error(failed[0]))}{hint}",
+                      file=sys.stderr)
+                return 1
+            return 0
+        from ..botlock import Keeper
+
+        keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
+        hold.callback(keeper.release)  # (the lock it holds may be a new one)
+        mod.keeper = keeper
+        return run_forever(mod, settings.poll_interval) or 0
+
+
+def _demo(args) -> int:
+    from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+    from .demo import NAMES, run_demo
+
+    if args.preset not in PRESETS or not PRESETS[args.preset].available:
+        ok = ", ".join(p for p, v in PRESETS.items() if v.available)
+        print(f"demo: preset {args.preset!r} is not playable yet; choose one of: {ok}", file=sys.stderr)
+        return 2
+    fixed = PRESETS[args.preset].fixed_roster
+    size = len(fixed[0]) + len(fixed[1]) if fixed else None
+    players = args.players if args.players is not None else (size or 7)
+    if fixed and players != size:
+        print(f"demo: {args.preset} is for exactly {size} players", file=sys.stderr)
+        return 2
+    if not MIN_PLAYERS <= players <= min(MAX_PLAYERS, len(NAMES)):
+        print(f"demo: --players must be {MIN_PLAYERS} to {MAX_PLAYERS}", file=sys.stderr)
+        return 2
+    configure_logging("warning")
+    result = run_demo(args.preset, players, args.seed, modules=tuple(args.modules))
+    return 0 if result["winner"] else 1
+
+
+def _export(args) -> int:
+    from .. import store
+    from ..archive.export import export_game
+    from ..parsing import game_number
+
+    if _settings_and_store(args, must_exist=True) is None:
+        return 2
+    tag = args.game.strip().upper().removeprefix("G")
+    game = store.Game.get_or_none(store.Game._meta.primary_key == game_number(tag)) if tag.isdigit() else None
+    if game is None:
+        print(f"export: no game {args.game}", file=sys.stderr)
+        return 1
+    if args.html:
+        from ..archive.page import export_html_command
+
+        return export_html_command(game, args.html)
+    json.dump(export_game(game), sys.stdout, indent=2, ensure_ascii=False)
+    print()
+    sys.stdout.flush()
+    return 0
+
+
+def _check(args) -> int:
+    from ..gameconfig import parse_config
+    from ..settings import SettingsError, load_settings
+
+    try:  # the bot's own account (the default `forumbot` with no settings file)
+        bot_name = load_settings(args.settings).bot_name
+    except SettingsError as e:
+        print(f"settings: {e}", file=sys.stderr)
+        return 2
+    text = read_text(args.file, "check-config")
+    if text is None:
+        return 2
+    cfg, problems = parse_config(text, host="(host)", bot_name=bot_name)
+    listed = 20  # problems listed; the rest counted (as the bot's answer does)
+    if problems:
+        print(f"{args.file}: {len(problems)} problem{'s' if len(problems) != 1 else ''}:")
+        for p in problems[:listed]:
+            print(f"  {p.key}: {p.message}")
+        if len(problems) > listed:
+            print(f"  ... and {len(problems) - listed} more; fix these first.")
+        return 1
+    assert cfg is not None  # (no problems: a config)
+    if cfg.players:
+        table = f"{len(cfg.players)} players"
+    else:
+        table = f"sign-ups for {cfg.min_players} to {cfg.max_players} players"
+    print(f"{args.file}: OK: {cfg.preset}, {table}")
+    return 0
+
+
+def _doctor(args) -> int:
+    from .doctor import doctor
+
+    return doctor(args.settings)
+
+
+# --- the local forum, as people use it ------------------------------------------------------
+
+
+def _local(args) -> int:
+    from .local import local
+
+    return local(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

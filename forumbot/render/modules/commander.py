@@ -1,0 +1,13 @@
+"""The Mission Commander (So Say We All)."""
+from __future__ import annotations
+
+from ...rules.modules.commander import CommanderNamed
+from ...rules.state import GameState
+from ..markup import Markup
+from ..registry import public
+
+
+@public(CommanderNamed.type)
+def _commander_named(state: GameState, e: CommanderNamed, tag: str, m: Markup) -> str:
+    return (f"{m.bold(state.shown(e.commander))} is the Mission Commander for mission {e.mission}; the "
+            "mission's first leader is the player after them.")

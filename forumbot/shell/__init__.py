@@ -1,0 +1,1 @@
+"""The cycle: read the forum, route and apply the commands, keep the deadlines."""
