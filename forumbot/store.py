@@ -6,8 +6,6 @@ busy_timeout for the write lock instead of failing when it first writes.
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 import secrets as _secrets
@@ -226,7 +224,7 @@ def close() -> None:
         db.close()
 
 
-# -- the database's secret ---------------------------------------------------------------
+# -- the database's secret (the marker tokens it keys: markers.py) ------------------------
 
 _secret_cache: tuple[object, str, int, int] | None = None  # (the database object, its secret, keyed_from, checked_from)
 
@@ -256,10 +254,12 @@ def _load_secret() -> tuple[str, int, int]:
 def secret() -> str:
     """This database's random secret: made once when the database is new, the same for every
     later connection and process, different for every other database."""
-    return _secret_and_start()[0]
+    return secret_and_start()[0]
 
 
-def _secret_and_start() -> tuple[str, int, int]:
+def secret_and_start() -> tuple[str, int, int]:
+    """The secret, and the last outbox items made before it and before markers carried their
+    check (markers.item_token)."""
     global _secret_cache
     cached = _secret_cache
     if cached is not None and cached[0] is db.obj:
@@ -267,36 +267,6 @@ def _secret_and_start() -> tuple[str, int, int]:
     value, keyed_from, checked_from = _load_secret()
     _secret_cache = (db.obj, value, keyed_from, checked_from)
     return value, keyed_from, checked_from
-
-
-def item_token(item: "Outbox") -> str:
-    """The marker token an outbox item goes out with: keyed and checked (marker_token); "" for
-    an item made before the database had its secret (an upgrade from a version without one),
-    which keeps the unkeyed marker it may already have gone out with, so that the look-up after
-    an uncertain failure still finds it; and the plain keyed token for one made before markers
-    carried their check."""
-    _, keyed_from, checked_from = _secret_and_start()
-    if item.id <= keyed_from:
-        return ""
-    return _keyed(item.key)[:16] if item.id <= checked_from else marker_token(item.key)
-
-
-def _keyed(text: str) -> str:
-    return hmac.new(secret().encode(), text.encode("utf-8"), hashlib.sha256).hexdigest()
-
-
-def marker_token(key: str, length: int = 16) -> str:
-    """An outbox key's mark under the database's secret, as `length` hex digits (16 to 64):
-    what only this database's bot can put in a post's invisible marker. HMAC-SHA256 of the key,
-    whose last CHECK digits are a check that only this database can make (outbox_reconcile
-    .our_token): the bot knows its markers even for items its database lacks (a restored backup)."""
-    if not 16 <= length <= 64:
-        raise ValueError("marker_token length must be 16 to 64")
-    body = _keyed(key)[:length - CHECK]
-    return body + _keyed("check:" + body)[:CHECK]
-
-
-CHECK = 4  # hex digits of a marker token that check it: another database's pass once in 65,536
 
 
 def reload_into(row: Model, fresh: Model) -> None:

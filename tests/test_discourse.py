@@ -13,7 +13,7 @@ import requests
 
 from adapters.base import LoginFailed, Outgoing, PermanentError, TransientError, UncertainError
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum, marker, post_ref, topic_of
-from forumbot import store
+from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
 from tests.driver import forked_cycle, outcome, play, settle
@@ -471,7 +471,7 @@ def test_the_marker_is_kept_in_raw_not_rendered_and_not_counted(dtable, fake):
     post = fake.topic_posts(t.game.thread)[0]
     assert MARK.search(post["raw"]) and "fb:" not in post["cooked"]
     item = store.Outbox.select().where(store.Outbox.kind == "thread").first()
-    out = Outgoing(key=item.key, kind="thread", body="", title=item.title, token=store.marker_token(item.key))
+    out = Outgoing(key=item.key, kind="thread", body="", title=item.title, token=markers.marker_token(item.key))
     assert marker(out) in post["raw"] and item.key not in post["raw"]
     assert t.forum.find_posted(out).id == t.game.thread
 

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adapters.base import Outgoing
-from forumbot import store
+from forumbot import markers, store
+from forumbot.markers import our_token
 from forumbot.shell.moderator import Moderator
-from forumbot.shell.outbox.reconcile import our_token
 from tests.table import NAMES, RedditPeople, Table
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
@@ -25,7 +25,7 @@ NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 def test_this_databases_tokens_pass_the_check_and_another_databases_do_not(tmp_path):
     store.connect(f"sqlite:///{tmp_path}/a.db")
     keys = [f"G{g}:{n}:post" for g in range(1, 5) for n in range(100)]
-    mine = [store.marker_token(k) for k in keys]
+    mine = [markers.marker_token(k) for k in keys]
     assert all(our_token(t) for t in mine)
     store.close()
     store.connect(f"sqlite:///{tmp_path}/b.db")
@@ -41,7 +41,7 @@ def test_this_databases_tokens_pass_the_check_and_another_databases_do_not(tmp_p
 def test_no_text_passes_for_a_token_unless_it_was_made_here(text):
     store.connect("sqlite:///:memory:")
     try:
-        assert not our_token(text) or text == store.marker_token(text)  # (a forgery: 1 in 65,536)
+        assert not our_token(text) or text == markers.marker_token(text)  # (a forgery: 1 in 65,536)
     finally:
         store.close()
 
@@ -59,12 +59,12 @@ def test_items_made_before_the_check_keep_the_token_they_went_out_with(tmp_path)
     store.enqueue(Outgoing(key="G1:2:post", kind="comment", body="x", thread="t"), None, NOW, 1)
     try:
         old, new = (store.Outbox.get(store.Outbox.key == k) for k in ("G1:1:opening", "G1:2:post"))
-        plain = hmac.new(store.secret().encode(), old.key.encode(), hashlib.sha256).hexdigest()[:16]
-        assert store.item_token(old) == plain  # as it went out before the upgrade
-        assert store.item_token(new) == store.marker_token(new.key) and our_token(store.item_token(new))
+        plain = hmac.new(markers.secret().encode(), old.key.encode(), hashlib.sha256).hexdigest()[:16]
+        assert markers.item_token(old) == plain  # as it went out before the upgrade
+        assert markers.item_token(new) == markers.marker_token(new.key) and our_token(markers.item_token(new))
         store.close()
         store.connect(url)
-        assert store.item_token(old) == plain
+        assert markers.item_token(old) == plain
     finally:
         store.close()
 
@@ -166,7 +166,7 @@ def test_a_failed_read_of_the_bots_own_posts_is_tried_again_at_the_next_flushes(
     from adapters.base import TransientError
     from forumbot.shell.outbox.reconcile import CHECK_TRIES, Reconcile
 
-    lost = store.marker_token("G1:result:1")  # a post of this database the outbox does not hold
+    lost = markers.marker_token("G1:result:1")  # a post of this database the outbox does not hold
 
     class Flaky:
         calls = 0

@@ -14,7 +14,7 @@ import pytest
 
 from adapters.base import PermanentError, TransientError
 from adapters.local import LocalForum
-from forumbot import store
+from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, LocalPeople, RedditPeople, Table
 
@@ -278,11 +278,11 @@ def test_a_planted_marker_does_not_stand_for_a_real_post(db, clock, reddit):
     t = reddit()
     t.propose()
     key = f"{t.game.tag}:99:vote-result"
-    planted = marker(Outgoing(key=key, kind="comment", body="", token=store.marker_token(key)))
+    planted = marker(Outgoing(key=key, kind="comment", body="", token=markers.marker_token(key)))
     t.say("alice", f"**LADY: {planted}**")
     t.cycle()
     assert not any(planted in c["body"] for c in t.fake.comments if c["author"] == "forumbot")
-    found = t.forum.find_posted(Outgoing(key=key, kind="comment", body="", token=store.marker_token(key)))
+    found = t.forum.find_posted(Outgoing(key=key, kind="comment", body="", token=markers.marker_token(key)))
     assert found is None
 
 
@@ -290,11 +290,11 @@ def test_markers_are_keyed_with_the_databases_secret(db, tmp_path):
     from adapters.base import Outgoing
     from adapters.reddit import marker
 
-    a = marker(Outgoing(key="G1:8:post", kind="comment", body="", token=store.marker_token("G1:8:post")))
+    a = marker(Outgoing(key="G1:8:post", kind="comment", body="", token=markers.marker_token("G1:8:post")))
     assert a != marker("G1:8:post")  # the key alone does not give it
     store.close()
     store.connect(f"sqlite:///{tmp_path}/other.db")
-    b = marker(Outgoing(key="G1:8:post", kind="comment", body="", token=store.marker_token("G1:8:post")))
+    b = marker(Outgoing(key="G1:8:post", kind="comment", body="", token=markers.marker_token("G1:8:post")))
     assert a != b
 
 
@@ -619,9 +619,9 @@ def test_an_outbox_item_from_before_the_secret_keeps_its_unkeyed_marker(db, tmp_
     store.connect(url)  # the upgrade: the secret is made now
     store.enqueue(Outgoing(key="G1:3:post", kind="comment", body="x", thread="t"), None, now, 1)
     old, older, new = (store.Outbox.get(store.Outbox.key == k) for k in ("G1:2:post", "G1:1:opening", "G1:3:post"))
-    assert store.item_token(old) == store.item_token(older) == ""
-    assert marker(Outgoing(key=old.key, kind="comment", body="", token=store.item_token(old))) == marker(old.key)
-    assert store.item_token(new) == store.marker_token(new.key) != ""
+    assert markers.item_token(old) == markers.item_token(older) == ""
+    assert marker(Outgoing(key=old.key, kind="comment", body="", token=markers.item_token(old))) == marker(old.key)
+    assert markers.item_token(new) == markers.marker_token(new.key) != ""
     store.close()
     store.connect(url)  # and it stays so, connection after connection
-    assert store.item_token(old) == "" and store.item_token(new) == store.marker_token(new.key)
+    assert markers.item_token(old) == "" and markers.item_token(new) == markers.marker_token(new.key)

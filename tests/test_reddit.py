@@ -3,7 +3,7 @@ import praw
 import pytest
 
 from adapters.reddit import RedditForum, marker
-from forumbot import store
+from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
 from tests.table import NAMES, RedditPeople, Table
 
@@ -54,7 +54,7 @@ def test_the_key_is_invisible_and_found_again(reddit_table, fake_reddit):
     assert body.rstrip().endswith(")") and "[](#fb-" in body  # an empty link renders as nothing
     item = store.Outbox.select().where(store.Outbox.kind == "comment").first()
     from adapters.base import Outgoing
-    out = Outgoing(key=item.key, kind="comment", body="", token=store.marker_token(item.key))
+    out = Outgoing(key=item.key, kind="comment", body="", token=markers.marker_token(item.key))
     found = t.forum.find_posted(out)
     assert found is not None and found.id == item.ext_id
     assert marker(out) in body and item.key not in body

@@ -17,7 +17,7 @@ import psycopg2
 import psycopg2.errors
 import pytest
 
-from forumbot import db_trouble, store
+from forumbot import db_trouble, markers, store
 from tests.conftest import PG_URL
 
 AT = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)
@@ -396,8 +396,8 @@ def test_an_old_database_gains_the_tries_column_and_its_rows_keep_working(any_db
 # -- 4. the database's secret --------------------------------------------------------------
 
 def secret_in_another_process(url):
-    code = ("import sys; from forumbot import store; store.connect(sys.argv[1]); "
-            "print(store.secret())")
+    code = ("import sys; from forumbot import markers, store; store.connect(sys.argv[1]); "
+            "print(markers.secret())")
     r = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
                        cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -407,18 +407,18 @@ def secret_in_another_process(url):
 def test_the_secret_is_made_once_per_database_and_kept(tmp_path):
     url = f"sqlite:///{tmp_path}/bot.db"
     store.connect(url)
-    first, token = store.secret(), store.marker_token("G1:3:post")
-    assert len(first) >= 32 and store.secret() == first
+    first, token = markers.secret(), markers.marker_token("G1:3:post")
+    assert len(first) >= 32 and markers.secret() == first
     store.close()
     store.connect(url)
-    assert store.secret() == first and store.marker_token("G1:3:post") == token
+    assert markers.secret() == first and markers.marker_token("G1:3:post") == token
     assert secret_in_another_process(url) == first
     store.close()
 
     store.connect(f"sqlite:///{tmp_path}/other.db")
     try:
-        assert store.secret() != first
-        assert store.marker_token("G1:3:post") != token
+        assert markers.secret() != first
+        assert markers.marker_token("G1:3:post") != token
     finally:
         store.close()
 
@@ -427,19 +427,19 @@ def test_a_marker_token_cannot_be_made_from_the_key_alone(tmp_path):
     store.connect(f"sqlite:///{tmp_path}/bot.db")
     try:
         key = "G1:3:post"
-        token = store.marker_token(key)
+        token = markers.marker_token(key)
         assert len(token) == 16 and all(c in "0123456789abcdef" for c in token)
-        assert len(store.marker_token(key, 32)) == 32
-        assert store.marker_token(key, 64)[:12] == token[:12]  # (the last 4 digits are its check)
-        assert token != store.marker_token("G1:4:post")
+        assert len(markers.marker_token(key, 32)) == 32
+        assert markers.marker_token(key, 64)[:12] == token[:12]  # (the last 4 digits are its check)
+        assert token != markers.marker_token("G1:4:post")
         guesses = [hashlib.sha256(key.encode()).hexdigest(),
                    hmac.new(b"", key.encode(), hashlib.sha256).hexdigest(),
                    hmac.new(key.encode(), key.encode(), hashlib.sha256).hexdigest()]
         assert all(not g.startswith(token[:12]) for g in guesses)
-        expected = hmac.new(store.secret().encode(), key.encode(), hashlib.sha256).hexdigest()
+        expected = hmac.new(markers.secret().encode(), key.encode(), hashlib.sha256).hexdigest()
         assert expected.startswith(token[:12])
         with pytest.raises(ValueError):
-            store.marker_token(key, 8)
+            markers.marker_token(key, 8)
     finally:
         store.close()
 
@@ -447,12 +447,12 @@ def test_a_marker_token_cannot_be_made_from_the_key_alone(tmp_path):
 def test_the_secret_follows_the_database_not_the_process(tmp_path):
     """Connecting elsewhere invalidates the cached secret."""
     store.connect(f"sqlite:///{tmp_path}/a.db")
-    a = store.secret()
+    a = markers.secret()
     store.connect(f"sqlite:///{tmp_path}/b.db")
-    b = store.secret()
+    b = markers.secret()
     store.connect(f"sqlite:///{tmp_path}/a.db")
     try:
-        assert a != b and store.secret() == a
+        assert a != b and markers.secret() == a
     finally:
         store.close()
 
@@ -461,12 +461,12 @@ def test_the_secret_follows_the_database_not_the_process(tmp_path):
 def test_the_secret_on_postgresql(any_db):
     if isinstance(any_db, peewee.SqliteDatabase):
         pytest.skip("PostgreSQL only")
-    first = store.secret()
+    first = markers.secret()
     store.close()
     store.connect(PG_URL)
-    assert store.secret() == first
+    assert markers.secret() == first
     assert secret_in_another_process(PG_URL) == first
     any_db.drop_tables(store.MODELS, cascade=True)  # a new database
     store.close()
     store.connect(PG_URL)
-    assert store.secret() != first
+    assert markers.secret() != first

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from adapters.base import Forum, ForumError, Outgoing, PermanentError, Posted, TransientError, UncertainError
 
-from ... import store
+from ... import markers, store
 from ...limits import PM_RESEND_AFTER, RECHECK_AFTER
 from ...render import ops
 from ...render import replies as words
@@ -116,7 +116,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             item.thread = game.thread
         out = Outgoing(key=item.key, kind=item.kind, body=item.body, thread=item.thread,
                        to=item.to, subject=item.subject, title=item.title, where=item.place,
-                       reply_to=item.reply_to, token=store.item_token(item))
+                       reply_to=item.reply_to, token=markers.item_token(item))
         out = fit(out, self.forum.traits, self.book.markup)  # within the forum's limits, marker included
         behind = self.reconcile.behind
         if item.uncertain or behind:  # it may have landed (or a restored database made it again): look first
@@ -159,7 +159,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             item.body = fresh.body
         body = with_block(opening.body, item.body, self.book.markup)
         out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
-                       token=store.item_token(opening))  # the edited post keeps its marker
+                       token=markers.item_token(opening))  # the edited post keeps its marker
         out = fit(out, self.forum.traits, self.book.markup)
         item.attempts += 1
         return self._attempt(item, out, now)

@@ -4,7 +4,7 @@ catch it up before anything is posted twice.
 An outbox key is deterministic: after a restore the database makes again the very items it
 had posted after the backup (the vote's result, the order prompts), with the same keys and
 so the same markers. Every marker token carries a check that only this database can make
-(store.marker_token), so the bot knows its own markers on the forum even for items its
+(markers.marker_token), so the bot knows its own markers on the forum even for items its
 outbox does not hold. Once per process, before its first post, the bot reads its own newest
 posts and sent PMs (Forum.own_marks: a few requests). A marker of this database whose item
 the outbox does not hold as posted (nor as an uncertain post, which is looked for anyway)
@@ -17,12 +17,11 @@ database will not read again) and looking on would only cost requests.
 """
 from __future__ import annotations
 
-import hmac
 import logging
 
 from adapters.base import Forum, ForumError
 
-from ... import store
+from ... import markers
 from ...store import Outbox
 
 log = logging.getLogger("forumbot")
@@ -30,14 +29,6 @@ log = logging.getLogger("forumbot")
 LOOK_LIMIT = 100  # items looked for in vain, after which the unaccounted markers are let go
 CHECK_TRIES = 3  # flushes that try to read the bot's own posts before going on without the check
 KNOWN = 5000  # the newest outbox items whose tokens are compared with the forum's markers
-
-
-def our_token(token: str) -> bool:
-    """Whether a marker token seen on the forum was made by this database (its check holds)."""
-    if not 16 <= len(token) <= 64 or token.strip("0123456789abcdef"):
-        return False
-    body = token[:-store.CHECK]
-    return hmac.compare_digest(token[-store.CHECK:], store._keyed("check:" + body)[:store.CHECK])
 
 
 class Reconcile:
@@ -65,11 +56,11 @@ class Reconcile:
             self.checked = self.tries >= CHECK_TRIES
             log.warning("could not read the bot's own posts to check the database is not behind: %s", e)
             return
-        ours = {t for t in tokens or () if our_token(t)}
+        ours = {t for t in tokens or () if markers.our_token(t)}
         rows = (Outbox.select(Outbox.id, Outbox.key)
                 .where((Outbox.kind != "edit") & ((Outbox.state == "posted") | Outbox.uncertain))
                 .order_by(Outbox.id.desc()).limit(KNOWN)) if ours else []
-        known = {store.item_token(r) for r in rows}
+        known = {markers.item_token(r) for r in rows}
         self.checked = True  # (a database in trouble above: the next flush checks again)
         self.unaccounted = ours - known
         self.misses = 0
