@@ -34,6 +34,7 @@ how this adapter lives with it:
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import replace
@@ -97,7 +98,6 @@ MARK_TOKEN = re.compile(r"<!-- fb:([0-9a-f]{16,64}) -->")
 
 def marker(out: Outgoing | str) -> str:
     """The invisible mark of an outbox item: its token (keyed with the database's secret)."""
-    import hashlib
 
     if isinstance(out, str):
         token = hashlib.sha256(out.encode()).hexdigest()[:16]

@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 import requests
+import urllib3
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
@@ -205,7 +206,6 @@ class DiscourseHTTP:
 
 def _never_sent(e: requests.ConnectionError) -> bool:
     """Did the connection fail before the request went out (refused, no route, DNS)?"""
-    import urllib3
 
     reason = e.args[0] if e.args else None
     reason = getattr(reason, "reason", reason)

@@ -8,6 +8,7 @@ from typing import Any
 import praw
 import prawcore
 from praw.exceptions import RedditAPIException
+from prawcore.sessions import FiniteRetryStrategy
 
 from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
 
@@ -46,7 +47,6 @@ def single_shot_posts(reddit: praw.Reddit) -> None:
     once as an UncertainError, and the outbox looks for the post's key before trying
     again. GETs keep prawcore's retries. This wraps a private prawcore method; the test
     `test_commit_then_fail_on_a_post_is_not_duplicated` fails if prawcore changes it."""
-    from prawcore.sessions import FiniteRetryStrategy
 
     class NoRetry(FiniteRetryStrategy):
         def _sleep_seconds(self):

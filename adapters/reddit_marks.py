@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .base import Outgoing
+import prawcore
+
+from .base import Outgoing, TransientError
 
 
 def marker(out: Outgoing | str) -> str:
@@ -36,9 +38,7 @@ def own_marks(reddit, bot_name: str, page: int) -> list[str]:
     """The marker tokens in the bot's newest comments, threads and sent PMs (three requests).
     A listing that cannot be read (the sent PMs, where Reddit moved them to Chat) is left out;
     if none can be read, the error is raised."""
-    import prawcore
 
-    from .base import TransientError
 
     me = reddit.redditor(bot_name)
     listings = (lambda: me.comments.new(limit=page), lambda: me.submissions.new(limit=page),

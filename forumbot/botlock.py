@@ -15,11 +15,17 @@ import errno
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import re
 import socket
 import time
 from datetime import datetime, timezone
+
+from playhouse.db_url import connect as db_connect
+from playhouse.db_url import parse
+
+from .masking import scrub
 
 # The advisory lock's key: the same for every forumbot, a 64-bit number unlikely to be
 # anyone else's (advisory locks are per database, so one key serves every database).
@@ -156,7 +162,6 @@ class AdvisoryLock(BotLock):
     kind = "advisory"
 
     def __init__(self, url: str):
-        from playhouse.db_url import connect as db_connect
 
         super().__init__()
         name = f"forumbot pid {self.holder['pid']} on {self.holder['host']}"[:63]
@@ -227,7 +232,6 @@ class AdvisoryLock(BotLock):
 
 def sqlite_path(url: str) -> str | None:
     """The file of an SQLite URL; None for an in-memory database."""
-    from playhouse.db_url import parse
 
     name = parse(url)["database"] or ""
     if name in ("", ":memory:") or name.startswith("file::memory:") or "mode=memory" in name:
@@ -248,7 +252,6 @@ def acquire(url: str) -> BotLock:
         try:
             return AdvisoryLock(url)
         except Exception as e:  # a driver may quote the URL: no password in its text
-            from .masking import scrub
 
             scrub(e)
             raise
@@ -269,7 +272,6 @@ class Keeper:
         self.lock, self.url = lock, url
 
     def check(self) -> str:
-        import logging
 
         log = logging.getLogger("forumbot")
         if self.lock.held():

@@ -8,6 +8,8 @@ import sqlite3
 
 from peewee import DatabaseError, IntegrityError, InterfaceError, OperationalError, SqliteDatabase
 
+from .store import db
+
 log = logging.getLogger("forumbot")
 
 # SQLite primary result codes that mean the database, not the statement, is the problem:
@@ -110,7 +112,6 @@ def recover() -> bool:
     Never raises; True if the database answers again, False if it is still out of reach
     (the next query tries to connect again by itself). Call it outside any `db.atomic()`
     block (after the error has left it)."""
-    from .store import db
 
     database = db.obj
     if database is None:

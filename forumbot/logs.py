@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from datetime import datetime, timezone
 from typing import Any
 
 from .masking import MaskingFilter
@@ -26,7 +27,6 @@ class JsonFormatter(logging.Formatter):
     """One JSON object a line: time (UTC), level, logger, message (and error, a traceback)."""
 
     def format(self, record: logging.LogRecord) -> str:
-        from datetime import datetime, timezone
 
         out = {"time": datetime.fromtimestamp(record.created, timezone.utc)
                .isoformat(timespec="milliseconds").replace("+00:00", "Z"),

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from .rules.commands import SAID_CLOSE, SAID_OPEN
-from .rules.hooks import Parsed
+from .rules.hooks import Parsed, plugin_classes
 
 # --- cleaning ------------------------------------------------------------------------
 
@@ -193,7 +193,6 @@ _SUFFIX: list[re.Pattern] = []
 def _module_words() -> tuple:
     """The rule modules' command words (hooks.Word), tried before the core's."""
     if not _WORDS:
-        from .rules.hooks import plugin_classes
 
         _WORDS.append(tuple(w for cls in plugin_classes() for w in cls.words))
     return _WORDS[0]
@@ -202,7 +201,6 @@ def _module_words() -> tuple:
 def _suffix_pattern() -> re.Pattern:
     """`; PUBLIC: name` and the rule modules' suffixes (`; EXCALIBUR: name`), at the end."""
     if not _SUFFIX:
-        from .rules.hooks import plugin_classes
 
         words = ["PUBLIC"] + [w for cls in plugin_classes() for w in cls.suffixes]
         _SUFFIX.append(re.compile(rf";\s*({'|'.join(map(re.escape, words))})\s*:?\s*(\S+)\s*$", re.I))

@@ -4,11 +4,12 @@ from __future__ import annotations
 import configparser
 import os
 from dataclasses import dataclass, field
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from adapters import ADAPTERS
 
 from .masking import masked, masked_text, remember_secrets
-from .rules.deadlines import parse_duration
+from .rules.deadlines import format_duration, parse_duration
 
 # The bounds of the [bot] numbers (a value outside is refused, naming the range).
 POLL_INTERVAL = (1, 86400)  # 1s to 1d
@@ -38,7 +39,6 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Every secret these settings hold: the database password, API keys, passwords."""
-        from urllib.parse import parse_qs, unquote, urlsplit
 
         out = [v for section in self.sections.values() for k, v in section.items() if k in SECRET_KEYS]
         try:
@@ -138,7 +138,6 @@ def shown(value: str, limit: int = 60) -> str:
 
 def _duration(bot, key: str, default: str, bounds: tuple[int, int], like: str) -> int:
     """A [bot] duration within its bounds (empty: the default)."""
-    from .rules.deadlines import format_duration
 
     low, high = bounds
     written = bot.get(key, "").strip() or default
@@ -167,7 +166,6 @@ DATABASE_SCHEMES = ("sqlite", "sqlite+pool", "postgresql", "postgres", "postgres
 
 def check_database_url(url: str) -> None:
     """A URL the store can open: SQLite or PostgreSQL, in peewee's db_url form."""
-    from urllib.parse import urlsplit
 
     scheme, sep, rest = url.partition("://")
     example = "sqlite:///forumbot.db or postgresql://user:password@host/dbname"

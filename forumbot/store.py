@@ -31,6 +31,7 @@ from peewee import (
 from playhouse.db_url import connect as db_connect
 from playhouse.migrate import SchemaMigrator
 
+from .masking import scrub
 from .rules.config import GameConfig
 from .rules.events import Event as RuleEvent
 from .rules.events import from_json as event_from_json
@@ -183,7 +184,6 @@ def connect(url: str):
         _add_missing_columns(database)
         _load_secret()
     except Exception as e:  # a driver may quote the URL: no password in what is shown or logged
-        from .masking import scrub
 
         scrub(e)
         raise

@@ -289,7 +289,7 @@ def test_a_finished_game_of_every_preset(preset, forum, clock):
     assert f"{preset} archive" in text and s.config.rules.title in text and "host" in text
     assert "Played" in text and "2026" in text
     if record["winner"]:
-        from forumbot.render.posts import side_name
+        from forumbot.render.words import side_name
 
         assert f"{side_name(s, record['winner'])[0].upper()}{side_name(s, record['winner'])[1:]} win" in text
     # the mission track: five tokens, each with its result or its team size

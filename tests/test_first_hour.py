@@ -358,7 +358,7 @@ def rendered(cfg, events, now_after: timedelta | None = None):
 
 @pytest.mark.parametrize("preset", list(GAMES))
 def test_the_end_post_uses_the_presets_side_names_and_no_raw_winner_line(preset):
-    from forumbot.render.posts import side_name
+    from forumbot.render.words import side_name
 
     for seed in range(3):
         cfg, events = played(preset, seed)

@@ -9,8 +9,8 @@ import pytest
 
 from forumbot.render import registry, render_events, render_refusal
 from forumbot.render.help import help_for
+from forumbot.render.opening import _role_pm
 from forumbot.render.ops import defuse, scrub, spoken
-from forumbot.render.posts import _role_pm
 from forumbot.rules import events as ev
 from forumbot.rules import make_config
 from forumbot.rules.commands import (
@@ -263,7 +263,7 @@ def test_the_opening_post_comes_first_whatever_registered_before_it():
     def early(state, e, tag, m):
         return [registry_message("early", "a module's PM", to=state.names[0])]
 
-    from forumbot.render.posts import Message as registry_message
+    from forumbot.render.words import Message as registry_message
 
     before = render_events(state, events, TAG)
     registry.PRIVATE[ev.GAME_STARTED].insert(0, early)

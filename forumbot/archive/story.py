@@ -323,6 +323,6 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
 
 
 def _span(seconds: int) -> str:
-    from ..render.status import relative
+    from ..render.words import relative
 
     return relative(int(seconds))

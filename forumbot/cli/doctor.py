@@ -50,6 +50,7 @@ def doctor(settings_path: str | None = None, out=None) -> int:
 
 def checks(settings_path: str | None = None):
     """The checks, one at a time (a slow forum shows each line as it is done)."""
+    # (imported when the command runs: the others start without it)
     from adapters import ADAPTERS
 
     from ..settings import SettingsError, forum_problems, load_settings
@@ -77,6 +78,7 @@ def checks(settings_path: str | None = None):
         yield check
     if db_ok:
         threads = _game_threads(s)
+        # (imported when the command runs: the others start without it)
         from .. import store
 
         store.close()
@@ -89,6 +91,7 @@ def checks(settings_path: str | None = None):
 
 def _forum(s, adapter, threads: list[str]):
     """The forum adapter's own checks (adapters/: each forum knows what to ask its site)."""
+    # (imported when the command runs: the others start without it)
     from ..settings import SettingsError, make_forum
 
     if s.forum == "local":
@@ -125,9 +128,10 @@ def _file_mode(path: str):
 
 
 def _database(s):
+    # (imported when the command runs: the others start without it)
     from .. import store
     from ..botlock import BotLockHeld, acquire
-    from .main import _one_line, database_problem
+    from .problems import database_problem, one_line
 
     url = s.database_url
     shown = masked(url)
@@ -143,7 +147,7 @@ def _database(s):
                     "service, doctor is only telling you that it runs)")
         lock = None
     except Exception as e:
-        yield Check(FAIL, "database", f"{shown}: {_one_line(e)}")
+        yield Check(FAIL, "database", f"{shown}: {one_line(e)}")
         yield Check(SKIP, "bot lock", "not checked: the database cannot be reached")
         return
     else:
@@ -152,14 +156,14 @@ def _database(s):
         try:
             store.connect(url)
         except Exception as e:
-            yield Check(FAIL, "database", f"{shown} does not open: {_one_line(e)}")
+            yield Check(FAIL, "database", f"{shown} does not open: {one_line(e)}")
             return
         try:
             with store.db.atomic() as tx:  # a write, taken back
                 store.set_cursor("doctor#check", {"writable": True})
                 tx.rollback()
         except Exception as e:
-            yield Check(FAIL, "database", f"{shown} opens but cannot be written: {_one_line(e)}")
+            yield Check(FAIL, "database", f"{shown} opens but cannot be written: {one_line(e)}")
             store.close()
             return
         games = store.Game.select().where(store.Game.status.in_(("running", "signup"))).count()
@@ -172,6 +176,7 @@ def _database(s):
 
 def _game_threads(s) -> list[str]:
     """The threads of the games that run on this forum (the adapter reads its own ids)."""
+    # (imported when the command runs: the others start without it)
     from .. import store
 
     try:

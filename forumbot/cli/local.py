@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .main import _one_line, read_text
+from .problems import one_line, read_text
 
 
 def local(args) -> int:
@@ -13,6 +13,7 @@ def local(args) -> int:
 
 
 def _local(args) -> int:
+    # (imported when the command runs: the others start without it)
     from adapters.local import LocalForum
 
     from ..settings import SettingsError, load_settings
@@ -34,12 +35,13 @@ def _local(args) -> int:
     try:
         forum = LocalForum(path, bot_name=settings.bot_name)
     except Exception as e:
-        print(f"local: {path}: {_one_line(e)}", file=sys.stderr)
+        print(f"local: {path}: {one_line(e)}", file=sys.stderr)
         return 2
     return {"say": _say, "pm": _pm, "read": _read, "inbox": _inbox}[args.action](forum, args)
 
 
 def _user(name: str) -> str | None:
+    # (imported when the command runs: the others start without it)
     import re
 
     name = re.sub(r"^(?:/?u/|@)", "", name.strip())
@@ -60,6 +62,7 @@ def _say(forum, args) -> int:
         print(f"local say: no thread {args.thread} on the local forum (`forumbot local read` "
               "lists them)", file=sys.stderr)
         return 1
+    # (imported when the command runs: the others start without it)
     from adapters.base import PermanentError
 
     try:

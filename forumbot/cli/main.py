@@ -12,23 +12,27 @@ import json
 import os
 import sys
 
-from ..logs import JsonFormatter, configure_logging  # noqa: F401 - JsonFormatter re-exported
+from ..logs import configure_logging
+from .problems import database_problem, one_line, read_text, short_error
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
 
 
 def version() -> str:
     try:
+        # (imported when the command runs: the others start without it)
         from importlib.metadata import version as installed
 
         return installed("forumbot")
     except Exception:
+        # (imported when the command runs: the others start without it)
         from .. import __version__
 
         return __version__
 
 
 def _parser() -> argparse.ArgumentParser:
+    # (imported when the command runs: the others start without it)
     from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 
     presets = ", ".join(p for p, v in PRESETS.items() if v.available)
@@ -137,22 +141,12 @@ def main(argv: list[str] | None = None) -> int:
 # --- settings and the database ---------------------------------------------------------------
 
 
-def _one_line(e: BaseException, limit: int = 500) -> str:
-    """An error's text in one line, without credentials (a driver may quote the URL)."""
-    import re
-
-    from ..masking import masked_text
-
-    text = masked_text(re.sub(r"\s+", " ", str(e)).strip())
-    text = text if len(text) <= limit else text[:limit - 1] + "…"
-    return text or type(e).__name__
-
-
 def _settings_and_store(args, hold=None, must_exist: bool = False):
     """Load the settings and open the database; None (after saying why) if they are bad or
     the database cannot be opened. With `hold` (a contextlib.ExitStack), first take the bot
     lock (one bot per database) and keep it on `hold`; raises botlock.BotLockHeld if another
     bot has it. With `must_exist`, an SQLite database that is not there yet is not made."""
+    # (imported when the command runs: the others start without it)
     from .. import store
     from ..botlock import BotLockHeld, acquire
     from ..settings import SettingsError, load_settings
@@ -175,7 +169,7 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
     except BotLockHeld:
         raise
     except Exception as e:  # unreachable, a bad URL, a missing directory: one line
-        why = _one_line(e)
+        why = one_line(e)
         if (url.lower().startswith("postgres") and ("refused" in why or "timeout" in why)
                 and "Is the server running" not in why):
             why += " (is PostgreSQL running there, and is [database] url right?)"
@@ -184,58 +178,11 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
     return settings
 
 
-def read_text(path: str, who: str) -> str | None:
-    """A UTF-8 text file's text; None after saying in one line why it cannot be read."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            return f.read()
-    except OSError as e:
-        print(f"{who}: {path}: {e.strerror or _one_line(e)}", file=sys.stderr)
-    except UnicodeDecodeError:
-        print(f"{who}: {path} is not UTF-8 text", file=sys.stderr)
-    return None
-
-
-def short_error(text: str) -> str:
-    """An HTTP library's long "Max retries exceeded ... [Errno 111] Connection refused" as
-    "cannot connect to host:port (Connection refused)"."""
-    import re
-
-    m = re.search(r"host='([^']+)', port=(\d+)\).*?\[Errno -?\d+\] ([^'\")\]]+)", text)
-    if not m:
-        return text
-    head = text[:text.index("error with request")] if "error with request" in text else ""
-    return f"{head}cannot connect to {m.group(1)}:{m.group(2)} ({m.group(3).strip()})"
-
-
-def database_problem(url: str, must_exist: bool = False) -> str | None:
-    """What is wrong with an SQLite database's place, before anything is made there."""
-    from ..botlock import sqlite_path
-    from ..masking import masked
-
-    if not url.lower().startswith("sqlite"):
-        return None
-    shown = masked(url)
-    try:
-        path = sqlite_path(url)
-    except Exception as e:
-        return f"[database] url = {shown}: {_one_line(e)}"
-    if path is None:
-        return None
-    folder = os.path.dirname(path)
-    if not os.path.isdir(folder):
-        return (f"the folder {folder} does not exist ([database] url = {shown}); create it, "
-                "or change the url")
-    if must_exist and not os.path.exists(path):
-        return (f"there is no database at {path}: the bot has not run here yet (run it in the "
-                "folder where it keeps forumbot.db, or name its settings with --settings)")
-    return None
-
-
 # --- the commands -----------------------------------------------------------------------------
 
 
 def _run(args) -> int:
+    # (imported when the command runs: the others start without it)
     from contextlib import ExitStack
 
     from ..botlock import BotLockHeld
@@ -271,12 +218,14 @@ def _run(args) -> int:
             failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
             if failed:
                 hint = " (`forumbot doctor` checks the settings)" if settings.forum != "local" else ""
+                # (imported when the command runs: the others start without it)
                 from ..masking import masked_text
 
                 print(f"run: the cycle did not get through: {masked_text(short_error(failed[0]))}{hint}",
                       file=sys.stderr)
                 return 1
             return 0
+        # (imported when the command runs: the others start without it)
         from ..botlock import Keeper
 
         keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
@@ -286,6 +235,7 @@ def _run(args) -> int:
 
 
 def _demo(args) -> int:
+    # (imported when the command runs: the others start without it)
     from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
     from .demo import NAMES, run_demo
 
@@ -308,6 +258,7 @@ def _demo(args) -> int:
 
 
 def _export(args) -> int:
+    # (imported when the command runs: the others start without it)
     from .. import store
     from ..archive.export import export_game
     from ..parsing import game_number
@@ -320,6 +271,7 @@ def _export(args) -> int:
         print(f"export: no game {args.game}", file=sys.stderr)
         return 1
     if args.html:
+        # (imported when the command runs: the others start without it)
         from ..archive.page import export_html_command
 
         return export_html_command(game, args.html)
@@ -330,6 +282,7 @@ def _export(args) -> int:
 
 
 def _check(args) -> int:
+    # (imported when the command runs: the others start without it)
     from ..gameconfig import parse_config
     from ..settings import SettingsError, load_settings
 
@@ -360,6 +313,7 @@ def _check(args) -> int:
 
 
 def _doctor(args) -> int:
+    # (imported when the command runs: the others start without it)
     from .doctor import doctor
 
     return doctor(args.settings)
@@ -369,6 +323,7 @@ def _doctor(args) -> int:
 
 
 def _local(args) -> int:
+    # (imported when the command runs: the others start without it)
     from .local import local
 
     return local(args)

@@ -23,6 +23,7 @@ from ..rules.modules.preload import OrderPreloaded
 from ..rules.state import GameState
 from .markup import Markup
 from .registry import private, public
+from .status import WIN_REASONS
 from .words import Message, limits, listed, role_name, side_name, track, when
 
 
@@ -184,7 +185,6 @@ def _game_ended(state: GameState, e: GameEnded, tag: str, m: Markup) -> str:
             f"({e.missed or 0} proposal deadlines missed in a row). A human GM would step "
             "in here; the bot does, and ends the game with no winner. The roles were:",
             roles])
-    from .status import WIN_REASONS
 
     winner = side_name(state, e.winner or "")
     why = WIN_REASONS[e.reason]

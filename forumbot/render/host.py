@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..rules import events as ev
-from ..rules.deadlines import format_duration, stamp
+from ..rules.deadlines import due, format_duration, stamp
 from ..rules.events import (
     DeadlineExtended,
     GamePaused,
@@ -41,7 +41,6 @@ def _host_action(state: GameState, e: HostAction, tag: str, m: Markup) -> str:
 
 @public(ev.DEADLINE_EXTENDED)
 def _deadline_extended(state: GameState, e: DeadlineExtended, tag: str, m: Markup) -> str:
-    from ..rules.deadlines import due
 
     when = due(state)
     new = f" It is now {stamp(when, state.config)}." if when and state.phase == e.phase else ""
@@ -58,7 +57,6 @@ def _game_paused(state: GameState, e: GamePaused, tag: str, m: Markup) -> str:
 
 @public(ev.GAME_RESUMED)
 def _game_resumed(state: GameState, e: GameResumed, tag: str, m: Markup) -> str:
-    from ..rules.deadlines import due
 
     when = due(state)
     new = f" The deadline is now {stamp(when, state.config)}." if when else ""
@@ -85,7 +83,6 @@ def _replaced_pms(state: GameState, e: PlayerReplaced, tag: str, m: Markup) -> l
 
 
 def _newcomer_pm(state: GameState, e: PlayerReplaced, tag: str, m: Markup) -> str:
-    from ..rules.deadlines import due
 
     old = left_seat(state, e)
     new = e.player if e.keeps_id else e.by  # the seat (a log from before ids renamed it)

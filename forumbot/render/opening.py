@@ -11,6 +11,7 @@ from ..rules.state import SPIES, GameState
 from . import registry
 from .markup import Markup
 from .registry import private
+from .status import status_block
 from .words import Message, block_separator, limits, missed_rules, role_name, seat_of, side_name
 
 
@@ -18,7 +19,6 @@ from .words import Message, block_separator, limits, missed_rules, role_name, se
 def _started(state: GameState, e: GameStarted, tag: str, m: Markup) -> list[Message]:
     """The opening post is a message of its own (a new thread, or the game's first comment),
     not a text in the batch's post; the role PMs and the spectators' follow it."""
-    from .status import status_block
 
     body = status_block(state, tag, m) + block_separator(m) + _opening(state, e, tag, m)
     out = [Message("opening", body, opening=True, title=f"{state.config.title} ({tag})", priority=0)]

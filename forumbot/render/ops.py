@@ -8,6 +8,7 @@ from datetime import datetime
 
 from ..rules.commands import SAID_CLOSE, SAID_OPEN
 from ..rules.deadlines import stamp
+from ..rules.modules import mission_cards, plot_deck
 from .markup import Markdown, Markup
 
 # An empty or fragment link (`[](#fb-...)`, `[x](#...)`) and a link reference definition
@@ -145,7 +146,6 @@ def looks_secret(body: str, state) -> bool:
 
 
 def _card_names(state) -> list[str]:
-    from ..rules.modules import mission_cards, plot_deck
 
     names = []
     if getattr(state.config, "plot_cards", False) or getattr(state.config, "mission_cards", False):

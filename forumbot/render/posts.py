@@ -2,104 +2,19 @@
 (registry.py); the thread gets one post per batch of events, each player their own PMs.
 Roles and who played which order never appear in a public post before the game ends.
 
-The helpers every module shares live in words.py, and each module's texts in its own file;
-they are importable from here too, as they always were."""
+The helpers every module shares live in words.py, and each module's texts in its own file."""
 from __future__ import annotations
 
-from contextvars import ContextVar
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import datetime
 
 from ..rules import events as ev
 from ..rules.commands import Refusal
-from ..rules.deadlines import format_duration, stamp
-from ..rules.presets import TEAM_SIZES, fails_needed
-from ..rules.roles import role_set
-from ..rules.state import SPIES, GameState, phase_words
+from ..rules.state import GameState
 from . import registry
-from .core import (
-    _game_ended,
-    _mission_opened,
-    _mission_resolved,
-    _order_prompt,
-    _proposal_missed,
-    _proposal_opened,
-    _sabotages,
-    _team_proposed,
-    _vote_closed,
-    state_rejections,
-)
-from .host import (
-    _deadline_extended,
-    _disqualified,
-    _game_paused,
-    _game_resumed,
-    _host_action,
-    _host_disqualified,
-    _host_stalled,
-    _newcomer_pm,
-    _proposals_stalled,
-    _replaced,
-)
 from .markup import Markup, markup_for, shown_as_text
-from .modules.assassin import _assassinated, _assassination_opened, _assassination_overdue
-from .modules.commander import _commander_named
-from .modules.lady import _lady_opened, _lady_skipped, _lady_used
-from .modules.mission_cards import _mc_badge, _mc_done, _mc_drawn, _mc_follow, _mc_played, _mc_window
-from .modules.plot import (
-    _plot_choice_opened,
-    _plot_declared,
-    _plot_discarded,
-    _plot_drawn,
-    _plot_given,
-    _plot_played,
-    _plot_reveal,
-    _plot_skipped,
-    _plot_spotlight,
-    _plot_taken,
-    _plot_window,
-    _team_vetoed,
-)
-from .opening import _opening, _role_pm, _spectator_pm
 from .ops import scrub, spoken
-from .reminders import REMINDER_WORDS, _deadline_moved, _missed_notice, _reminder
-from .words import (
-    _NOW,
-    ROLE_NAMES,
-    THREAD,
-    Message,
-    block_separator,
-    free_reserves,
-    pm_footer,
-    role_name,
-    side_name,
-    track,
-    when,
-    with_block,
-    with_footer,
-)
-from .words import card as _card
-from .words import host_plays as _host_plays
-from .words import mc as _mc
-
-__all__ = [
-    "Message", "THREAD", "ROLE_NAMES", "REMINDER_WORDS", "when", "role_name", "side_name", "track",
-    "free_reserves", "state_rejections", "block_separator", "with_block", "pm_footer", "with_footer",
-    "render_events", "render_refusal",
-    # (what this module held before render/ was split, for whoever imports it from here)
-    "ContextVar", "GameState", "Refusal", "SPIES", "TEAM_SIZES", "dataclass", "datetime", "ev",
-    "fails_needed", "format_duration", "markup_for", "phase_words", "replace", "role_set", "stamp",
-    "timedelta", "_NOW", "_PUBLIC", "_assassinated", "_assassination_opened", "_assassination_overdue",
-    "_card", "_commander_named", "_deadline_extended", "_deadline_moved", "_disqualified", "_game_ended",
-    "_game_paused", "_game_resumed", "_host_action", "_host_disqualified", "_host_plays", "_host_stalled",
-    "_lady_opened", "_lady_skipped", "_lady_used", "_mc", "_mc_badge", "_mc_done", "_mc_drawn",
-    "_mc_follow", "_mc_played", "_mc_window", "_missed_notice", "_mission_opened", "_mission_resolved",
-    "_newcomer_pm", "_opening", "_order_prompt", "_plot_choice_opened", "_plot_declared",
-    "_plot_discarded", "_plot_drawn", "_plot_given", "_plot_played", "_plot_reveal", "_plot_skipped",
-    "_plot_spotlight", "_plot_taken", "_plot_window", "_proposal_missed", "_proposal_opened",
-    "_proposals_stalled", "_reminder", "_render_events", "_replaced", "_role_pm", "_sabotages",
-    "_spectator_pm", "_team_proposed", "_team_vetoed", "_vote_closed",
-]
+from .words import _NOW, Message, with_footer
 
 _PUBLIC = registry.PUBLIC  # event type -> its text in the thread's post (filled by registry.load())
 

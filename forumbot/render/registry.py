@@ -14,6 +14,7 @@ is one new file here, and nothing else in render/ changes.
 from __future__ import annotations
 
 import importlib
+import pathlib
 import pkgutil
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -145,10 +146,8 @@ def load() -> None:
     if _loaded:
         return
     _loaded = True
-    from .. import render
-    from . import modules
-
-    for package in (render, modules):
-        for info in pkgutil.iter_modules(package.__path__):
+    here = pathlib.Path(__file__).parent
+    for folder, package in ((here, __package__), (here / "modules", f"{__package__}.modules")):
+        for info in pkgutil.iter_modules([str(folder)]):
             if not info.ispkg:
-                importlib.import_module(f"{package.__name__}.{info.name}")
+                importlib.import_module(f"{package}.{info.name}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..rules import events as ev
-from ..rules.deadlines import stamp
+from ..rules.deadlines import due, stamp
 from ..rules.events import DeadlineMoved, MissionResolved, RemindersSent, VoteClosed
 from ..rules.state import GameState, phase_words
 from .markup import Markdown, Markup
@@ -39,7 +39,6 @@ def _reminders(state: GameState, e: RemindersSent, tag: str, m: Markup) -> list[
 
 
 def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str) -> str:
-    from ..rules.deadlines import due
 
     when = due(state)
     what = reminder_words(e.phase, m)

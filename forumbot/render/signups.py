@@ -8,7 +8,7 @@ from datetime import datetime
 from ..rules.config import GameConfig
 from ..rules.deadlines import stamp
 from .markup import Markdown, Markup
-from .status import relative
+from .words import relative
 
 MD: Markup = Markdown()
 

@@ -6,6 +6,7 @@ from typing import cast
 
 from ..rules.deadlines import due, stamp
 from ..rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState, phase_words
+from .words import relative, side_name, track
 
 # Why a game ended with no winner.
 ENDED_WITHOUT_WINNER = {"aborted": "the host aborted it",
@@ -42,7 +43,6 @@ def public_status(state: GameState, tag: str) -> str:
         why = ENDED_WITHOUT_WINNER.get(state.win_reason or "", state.win_reason)
         lines.append(f"The game is over, with no winner: {why}.")
     else:
-        from .posts import side_name
 
         why = WIN_REASONS.get(state.win_reason or "", state.win_reason)
         lines.append(f"The game is over: {side_name(state, state.winner)} won, by {why}.")
@@ -53,7 +53,6 @@ def status_block(state: GameState, tag: str, m) -> str:
     """The block at the top of the opening post, edited in place after every change: the
     mission track, the phase, its deadline (UTC and relative) and who still has to act (for
     a mission only how many orders are in). Never a vote before it is revealed."""
-    from .posts import side_name, track
 
     lines = [m.bold(f"Status of {tag}") + (f" (as of {state.last_event_at:%Y-%m-%d %H:%M} UTC)"
                                            if state.last_event_at else "")]
@@ -95,14 +94,6 @@ def status_block(state: GameState, tag: str, m) -> str:
 def _listed(state: GameState, seats) -> str:
     """Seats (their ids) by the usernames on them now."""
     return ", ".join(state.shown(s) for s in seats)
-
-
-def relative(seconds: int) -> str:
-    d, rest = divmod(seconds, 86400)
-    h, rest = divmod(rest, 3600)
-    mins = rest // 60
-    parts = ([f"{d}d"] if d else []) + ([f"{h}h"] if h else []) + ([f"{mins}m"] if mins or not (d or h) else [])
-    return " ".join(parts)
 
 
 def host_status(state: GameState, tag: str) -> str:

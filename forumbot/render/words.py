@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..rules.config import Deadlines, Missed
+from ..rules.deadlines import aligned, clamped, stamp
 from ..rules.events import PlayerReplaced
+from ..rules.modules.mission_cards import BY_KEY as MISSION_CARDS
+from ..rules.modules.plot_deck import BY_KEY as PLOT_CARDS
 from ..rules.presets import TEAM_SIZES
 from ..rules.state import SPIES, GameState, Seat
 from .markup import Markup
@@ -31,13 +34,19 @@ class Message:
 _NOW: ContextVar[datetime | None] = ContextVar("render_now", default=None)
 
 
+def relative(seconds: int) -> str:
+    """A wait as posts say it: 1d 2h, 3h 5m, 10m."""
+    d, rest = divmod(seconds, 86400)
+    h, rest = divmod(rest, 3600)
+    mins = rest // 60
+    parts = ([f"{d}d"] if d else []) + ([f"{h}h"] if h else []) + ([f"{mins}m"] if mins or not (d or h) else [])
+    return " ".join(parts)
+
+
 def when(at: datetime, seconds: int | None, state: GameState | None = None) -> str:
     """A deadline `seconds` after `at`, as posts show it (aligned and in the game's zone). The
     relative part counts from when the post is made, if render_events was told, since a
     command read late opens its phase at the time it was written, not when it is answered."""
-    from ..rules.deadlines import aligned, clamped, stamp
-    from .status import relative
-
     if seconds is None:
         return "no deadline"
     config = state.config if state is not None else None
@@ -105,16 +114,12 @@ def host_plays(state: GameState) -> bool:
 
 def card(key: str) -> str:
     """A Plot Card's name."""
-    from ..rules.modules.plot_deck import BY_KEY
-
-    return BY_KEY[key].name
+    return PLOT_CARDS[key].name
 
 
 def mc(key: str) -> str:
     """A Mission Card's name."""
-    from ..rules.modules.mission_cards import BY_KEY
-
-    return BY_KEY[key].name
+    return MISSION_CARDS[key].name
 
 
 def block_separator(m: Markup) -> str:

@@ -14,9 +14,9 @@ from .. import store
 from ..render import Message, render_events
 from ..render import replies as words
 from ..render.markup import Markup, markup_for
-from ..render.posts import block_separator
 from ..render.status import status_block
 from ..render.subjects import subject
+from ..render.words import block_separator
 from ..rules import Refusal, advance, deadlines, replay
 from ..rules.commands import Command
 from ..rules.events import Event

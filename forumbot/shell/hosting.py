@@ -8,6 +8,7 @@ import os
 import re
 from datetime import datetime, timedelta, timezone
 from typing import cast
+from zoneinfo import ZoneInfo
 
 from adapters.base import Forum
 
@@ -36,8 +37,6 @@ log = logging.getLogger("forumbot")
 
 def _until(text: str, config) -> datetime | None:
     """"UNTIL 2026-12-05 18:00" in the game's time zone (UTC if none) -> a UTC moment."""
-    import re
-    from zoneinfo import ZoneInfo
 
     m = re.fullmatch(r"(?i)until\s+(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2})\s*", text.strip())
     if not m:

@@ -21,6 +21,7 @@ from .. import db_trouble, store
 from ..basics import cause, utcnow
 from ..botlock import Keeper
 from ..limits import HOST_COMMANDS, OUTAGE_AFTER, RECHECK_LIMIT  # noqa: F401 - HOST_COMMANDS re-exported
+from ..render import render_refusal
 from ..rules import Refusal
 from ..rules.commands import Command
 from ..rules.state import GameState
@@ -141,7 +142,6 @@ class Moderator:
         with self.book.unit():
             result = self.book.apply(game, command)
             if isinstance(result, Refusal) and row is not None:
-                from ..render import render_refusal
 
                 self.answers.reply(row, game, render_refusal(result, game.tag, self.book.markup.name), i,
                                    private=result.private or row.kind == "pm")

@@ -13,8 +13,8 @@ from ..basics import at_or_now
 from ..limits import REPLIES_PER_AUTHOR, REPLY_WINDOW, STATUS_EVERY
 from ..render.markup import shown_as_text
 from ..render.ops import defuse
-from ..render.posts import with_footer
 from ..render.status import public_status
+from ..render.words import with_footer
 from ..store import Game, Inbound, Outbox
 from .games import GameBook
 

@@ -16,8 +16,8 @@ from .. import store
 from ..render import Message, replies
 from ..render import signups as words
 from ..render.markup import Markup
-from ..render.posts import block_separator
 from ..render.subjects import subject
+from ..render.words import block_separator
 from ..rules import deadlines, started
 from ..rules.hooks import Parsed
 from ..store import Game, Inbound, Signup

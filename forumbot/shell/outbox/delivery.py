@@ -12,8 +12,8 @@ from ... import markers, store
 from ...limits import PM_RESEND_AFTER, RECHECK_AFTER
 from ...render import ops
 from ...render import replies as words
-from ...render.posts import with_block
 from ...render.subjects import subject
+from ...render.words import with_block
 from ...store import Outbox, db
 from ..games import GameBook
 from .budget import WriteBudget, backoff
