@@ -641,3 +641,12 @@ def test_a_comment_reddit_answered_with_nothing_is_kept_uncertain_then_posted_on
     posted = bot_comments(fake_reddit, t.game.thread)[before:]
     assert len(posted) == len(waiting) and len(set(posted)) == len(posted)
     assert not store.Outbox.select().where((store.Outbox.kind == "comment") & (store.Outbox.state == "pending")).exists()
+
+
+def test_a_started_games_record_links_its_reddit_thread(reddit_table, fake_reddit):
+    """Once the game's thread is out, the game's record (the export) names it by its link
+    on Reddit, one a person can open, not by the bot's internal id."""
+    t = reddit_table()
+    sub, _, sid = t.game.thread.partition(":")
+    assert t.export()["thread"] == f"https://www.reddit.com/r/{sub}/comments/{sid}/"
+    assert sid in fake_reddit.submissions
