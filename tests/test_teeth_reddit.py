@@ -140,8 +140,8 @@ def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_
     """Every kind of thing the bot reads lands in its inbox with the author, body, subject,
     thread, parent, origin, time and edit flag it has on Reddit: a comment, an edited one,
     one whose account is gone, a PM, a reply to the bot's PM, mail from Reddit's admins and
-    from a subreddit (signed and not), and a comment reply that reached the inbox (never a
-    PM). The times are Reddit's (UTC), not when the bot read them, on a machine in any zone."""
+    from a subreddit (signed and not), a chat reply that lost its subject (stored with none,
+    never a made-up one), and a comment reply that reached the inbox (never a PM). The times are Reddit's (UTC), not when the bot read them, on a machine in any zone."""
     from datetime import datetime
 
     t = reddit_table()
@@ -156,6 +156,7 @@ def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_
     pm = fake_reddit.pm_bot("dave", f"{t.game.tag} a question", "is it my turn?")
     role = next(m for m in fake_reddit.pms_to("erin") if m["author"] == fake_reddit.bot)
     reply = fake_reddit.pm_bot("erin", "re: " + role["subject"], "thanks", parent=role["id"])
+    chat = fake_reddit.pm_bot("erin", "", "and one more thing", parent=role["id"])  # Chat dropped the subject
     admin = fake_reddit.inbox_admin("Welcome", "Thanks for joining")
     news = fake_reddit.inbox_admin("Mod news", "This month in moderation", author="ModNewsletter")
     plain_admin = fake_reddit.inbox_bot_mail("reddit", "Your account", "A note from Reddit itself")
@@ -166,7 +167,7 @@ def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_
     answer = fake_reddit.inbox_comment_reply("frank", thread, "nice post", parent=bot_comment["name"])
     clock.advance(minutes=10)  # read ten minutes later: each keeps its own time
     t.cycle()
-    rows = inbox_rows([plain["id"], edited["id"], gone["id"], pm["id"], reply["id"], admin["id"], news["id"],
+    rows = inbox_rows([plain["id"], edited["id"], gone["id"], pm["id"], reply["id"], chat["id"], admin["id"], news["id"],
                        plain_admin["id"], modmail["id"], signed["id"], answer["name"], answer["id"]])
     assert answer["name"] != answer["id"]
     assert rows == {
@@ -175,6 +176,7 @@ def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_
         gone["id"]: ("comment", "[deleted]", "words of a closed account", "", thread, None, "", at, False),
         pm["id"]: ("pm", "dave", "is it my turn?", f"{t.game.tag} a question", None, None, "", at, False),
         reply["id"]: ("pm", "erin", "thanks", "re: " + role["subject"], None, role["id"], "", at, False),
+        chat["id"]: ("pm", "erin", "and one more thing", "", None, role["id"], "", at, False),
         admin["id"]: ("pm", "reddit", "Thanks for joining", "Welcome", None, None, "admin", at, False),
         news["id"]: ("pm", "ModNewsletter", "This month in moderation", "Mod news", None, None, "admin", at, False),
         plain_admin["id"]: ("pm", "reddit", "A note from Reddit itself", "Your account", None, None, "admin", at,
@@ -192,19 +194,29 @@ def test_each_kind_of_thing_read_is_stored_as_it_was_written(reddit_table, fake_
 # --- the order things are read in -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("how", ["thread", "pm"])
-def test_a_proposal_changed_in_the_same_second_keeps_the_last(reddit_table, fake_reddit, how):
+@pytest.mark.parametrize("how", ["thread", "pm", "thread after a gap"])
+def test_a_proposal_changed_in_the_same_second_keeps_the_last(reddit_table, fake_reddit, monkeypatch, how):
     """Reddit lists the newest first, and many comments (and PMs) share a second: the bot
     reads them oldest first, so a leader who changes the team before anyone votes gets the
-    team they named last."""
+    team they named last. The same when a flood elsewhere in the subreddit makes the
+    listing fall short and the game thread is read whole (asked for newest first, as the
+    listing is: Reddit answers an unknown sort with its own default order)."""
+    import adapters.reddit as reddit
+
     t = reddit_table()
     leader = t.state.shown(t.state.leader)
     for team in ("alice, bob", "alice, carol"):
-        if how == "thread":
-            t.say(leader, f"**PROPOSE: {team}**")
-        else:
+        if how == "pm":
             t.pm(leader, f"PROPOSE: {team}")
+        else:
+            t.say(leader, f"**PROPOSE: {team}**")
+    if how == "thread after a gap":
+        other = fake_reddit.submit("someone", "resistancegames", "chatter", "hi")
+        for i in range(150):
+            fake_reddit.comment("chatty", other["id"], f"comment {i}")
+        monkeypatch.setattr(reddit, "MAX_PAGES", 1)  # the listing reaches back 100 comments only
     t.cycle()
+    assert t.forum.gap_threads == (how == "thread after a gap")
     assert t.state.phase == "team_vote" and list(t.state.team) == ["alice", "carol"]
 
 
@@ -352,7 +364,7 @@ def test_a_subreddit_that_cannot_be_read_is_tried_again_after_a_doubling_wait(re
 def test_an_existing_thread_named_by_its_id_or_link_takes_the_game(reddit_table, fake_reddit, form):
     """A host names an existing thread by its link, its id, or its fullname: the game is
     played there (its opening comment and the players' commands), whatever the case the
-    subreddit is written in."""
+    subreddit is written in; the opening comment's status is edited in place as play goes on."""
     import itertools
 
     from forumbot import store
@@ -367,8 +379,13 @@ def test_an_existing_thread_named_by_its_id_or_link_takes_the_game(reddit_table,
     assert game is not None and game.thread == f"othersub:{s['id']}"
     assert "PROPOSE" in fake_reddit.thread_comments(s["id"])[0]["body"]
     t.game_id = game.id
+    opening = fake_reddit.thread_comments(s["id"])[0]
+    assert "Now: mission 1, proposal 1." in opening["body"]
     t.propose()
+    t.cycle()
     assert t.state.phase == "team_vote"
+    opening = fake_reddit.thread_comments(s["id"])[0]
+    assert "Now: the vote on" in opening["body"] and opening["author"] == fake_reddit.bot
 
 
 def test_after_a_failed_thread_read_the_changed_thread_still_goes_first(reddit_table, fake_reddit, clock,
@@ -583,3 +600,53 @@ def test_a_subreddit_whose_listing_comes_back_empty_is_no_gap(reddit_table, fake
     asked = [p for _, p in fake_reddit.requests[k:]]
     assert "/r/resistancegames/comments" in asked
     assert not [p for p in asked if p.startswith("/comments/") or p == "/api/info"]
+
+
+def test_a_listing_that_falls_short_after_its_first_comment_is_a_gap(reddit_table, fake_reddit, monkeypatch):
+    """However short the listing falls of the bookmark (here Reddit's window, shrunk to one
+    comment, holds only the newest), the game thread is read whole: the leader's proposal,
+    made just before a remark, counts in the same cycle and is not skipped for good."""
+    import adapters.reddit as reddit
+
+    t = reddit_table()
+    t.cycle()
+    leader = t.state.shown(t.state.leader)
+    team = [p.name for p in t.state.active()][: t.state.team_size()]
+    t.say(leader, f"**PROPOSE: {', '.join(team)}**")
+    t.say("erin", "good luck, everyone")
+    monkeypatch.setattr(reddit, "PAGE", 1)
+    monkeypatch.setattr(reddit, "MAX_PAGES", 1)
+    t.cycle()
+    assert t.state.phase == "team_vote" and list(t.state.team) == team
+    assert t.forum.gaps == 1 and t.forum.gap_threads == 1
+
+
+def test_a_comment_reddit_answered_with_nothing_is_kept_uncertain_then_posted_once(reddit_table, fake_reddit):
+    """Reddit answers a comment with `things: []` and the comment did not land: the bot's
+    outbox keeps it, uncertain, with the reason for the operator to read (what Reddit did,
+    not a bare error); the next cycle looks for it, does not find it, and posts it: the
+    vote call is in the thread once."""
+    from forumbot import store
+
+    t = reddit_table()
+    before = len(bot_comments(fake_reddit, t.game.thread))
+    fake_reddit.empty_comment_answer = "not_created"
+    t.propose()
+    assert len(bot_comments(fake_reddit, t.game.thread)) == before
+    waiting = list(store.Outbox.select().where((store.Outbox.kind == "comment") & (store.Outbox.state == "pending")))
+    assert waiting and all(o.uncertain for o in waiting)
+    assert {o.error for o in waiting} == {"Reddit answered the comment with no comment"}
+    fake_reddit.empty_comment_answer = False
+    t.cycle()
+    posted = bot_comments(fake_reddit, t.game.thread)[before:]
+    assert len(posted) == len(waiting) and len(set(posted)) == len(posted)
+    assert not store.Outbox.select().where((store.Outbox.kind == "comment") & (store.Outbox.state == "pending")).exists()
+
+
+def test_a_started_games_record_links_its_reddit_thread(reddit_table, fake_reddit):
+    """Once the game's thread is out, the game's record (the export) names it by its link
+    on Reddit, one a person can open, not by the bot's internal id."""
+    t = reddit_table()
+    sub, _, sid = t.game.thread.partition(":")
+    assert t.export()["thread"] == f"https://www.reddit.com/r/{sub}/comments/{sid}/"
+    assert sid in fake_reddit.submissions
