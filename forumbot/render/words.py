@@ -7,12 +7,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..rules.config import Deadlines, Missed
 from ..rules.deadlines import aligned, clamped, stamp
 from ..rules.events import PlayerReplaced
 from ..rules.modules.mission_cards import BY_KEY as MISSION_CARDS
 from ..rules.modules.plot_deck import BY_KEY as PLOT_CARDS
-from ..rules.presets import TEAM_SIZES
+from ..rules.presets import TEAM_SIZES, Deadlines, Missed
 from ..rules.state import SPIES, GameState, Seat
 from .markup import Markup
 
