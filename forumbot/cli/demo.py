@@ -14,7 +14,7 @@ from adapters.local import LocalForum
 from .. import store
 from ..rules.commands import Propose
 from ..rules.presets import spy_count
-from ..rules.random_play import _module_moves
+from ..rules.random_play import module_moves
 from ..rules.state import MISSION, PROPOSAL, TEAM_VOTE
 from ..shell.moderator import Moderator
 
@@ -216,7 +216,7 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
     """Each simulated player does what the public state asks of them. True if anyone acted."""
     state = mod.state(game)  # the public parts only: phase, leader, team
     acted = False
-    _, _, movers, amenders = _module_moves(state.config)
+    _, _, movers, amenders = module_moves(state.config)
     for plugin in movers:  # a rule module's own phase (or its move in the core's)
         move = plugin.random_move(state, rng, state.last_event_at or START)
         written = plugin.written(state, move) if move is not None else None

@@ -42,7 +42,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
             return Expire(at=when, author="", phase_id=s.phase_id)
         last = _LAST
         if last[0] is not s.config:
-            last = _module_moves(s.config)
+            last = module_moves(s.config)
         if last[1]:  # a rule module with random moves of its own
             return _module_move(s, rng, at, last[2], last[3])
     phase = s.phase
@@ -153,7 +153,7 @@ def _module_move(s: GameState, rng: random.Random, at: datetime, movers: list, a
     return move
 
 
-def _module_moves(config) -> tuple:
+def module_moves(config) -> tuple:
     """The game's plug-ins that offer random moves of their own, and those that add to the
     core's (RulePlugin.random_move, random_amend)."""
     from .hooks import RulePlugin, plugins_for
