@@ -188,7 +188,7 @@ def test_a_game_without_excalibur_refuses_its_commands():
     state = g.state
     seat = state.leader
     p = parse_comment(f"**PROPOSE: {seat}, bob; EXCALIBUR: bob**")[0]
-    assert "not part of this game" in command_for(state, p, seat, "thread", g.tick())
+    assert "not part of this game" in command_for(state, p, seat, "thread", g.tick()).reason
 
 
 # --- parsing and intake ---------------------------------------------------------------
@@ -214,14 +214,14 @@ def test_intake():
     cmd = command_for(s, parse_comment(text)[0], leader, "thread", g.tick())
     assert isinstance(cmd, Propose) and cmd.team == tuple(team) and cmd.more == (("excalibur", holder),)
     bad = command_for(s, parse_comment(f"**PROPOSE: {', '.join(team)}; EXCALIBUR: zed**")[0], leader, "thread", g.at)
-    assert isinstance(bad, str) and "'zed' is not a player" in bad
+    assert isinstance(bad, Refusal) and "'zed' is not a player" in bad.reason
     to_the_window(g)
     s = g.state
     cmd = command_for(s, parse_pm(f"EXCALIBUR: {team[0]}")[0], holder, "pm", g.tick())
     assert cmd == WieldExcalibur(g.at, holder, team[0], "pm")
     cmd = command_for(s, parse_pm("PASS")[0], holder, "pm", g.tick())
     assert cmd == WieldExcalibur(g.at, holder, None, "pm")
-    assert isinstance(command_for(s, parse_pm("EXCALIBUR: zed")[0], holder, "pm", g.at), str)
+    assert isinstance(command_for(s, parse_pm("EXCALIBUR: zed")[0], holder, "pm", g.at), Refusal)
 
 
 def test_the_config_key():

@@ -1,6 +1,7 @@
 """Intake (forumbot/shell/intake.py): parsed text -> the rules' command, or why not. Pure: a state,
 a Parsed, the seat, the channel and the time."""
 from forumbot.parsing import parse_comment, parse_pm
+from forumbot.render import render_refusal
 from forumbot.rules import MissionOrder, Propose, TeamVote
 from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, TakeCard
 from forumbot.rules.modules.assassin import Assassinate
@@ -17,7 +18,8 @@ def test_the_core_commands():
     assert command_for(s, parse_comment("**PROPOSE: alice, bob; PUBLIC: bob**")[0], leader, "thread", at) == \
         Propose(at, leader, ("alice", "bob"), public="bob")
     bad = command_for(s, parse_comment("**PROPOSE: alice, zed**")[0], leader, "thread", at)
-    assert bad == "'zed' is not a player in this game. Nothing was changed. The right form: **PROPOSE: name, name**"
+    assert render_refusal(bad, None) == \
+        "'zed' is not a player in this game. Nothing was changed. The right form: **PROPOSE: name, name**"
     assert command_for(s, parse_pm("APPROVE")[0], "bob", "pm", at) == TeamVote(at, "bob", "approve", "pm")
     assert command_for(s, parse_pm("PASS")[0], "bob", "pm", at) == TeamVote(at, "bob", "abstain", "pm")
     assert command_for(s, parse_pm("SABOTAGE")[0], "bob", "pm", at) == MissionOrder(at, "bob", "sabotage", "pm")
@@ -31,7 +33,8 @@ def test_the_core_commands():
     assert command_for(s, parse_comment("**PROXY: carol APPROVE**")[0], "bob", "thread", at) == \
         ProxyVote(at, "bob", "carol", "approve")
     assert command_for(s, parse_pm("CHOOSE: carol")[0], "bob", "pm", at) == Choose(at, "bob", "carol", "pm")
-    assert command_for(s, parse_comment("**JOIN**")[0], "bob", "thread", at) == "JOIN is not available in this game."
+    join = command_for(s, parse_comment("**JOIN**")[0], "bob", "thread", at)
+    assert render_refusal(join, None) == "JOIN is not available in this game."
 
 
 def test_pass_on_a_card_window_is_a_pass(monkeypatch):

@@ -112,7 +112,7 @@ def test_a_game_without_the_lovers_refuses_two_names():
     r = g.do(ShootLovers(g.tick(), shooter, tuple(g.state.names[1:3])))
     assert isinstance(r, Refusal) and "not part of this game" in r.reason
     p = parse_comment(f"**ASSASSINATE: {g.state.names[1]}, {g.state.names[2]}**")[0]
-    assert "not part of this game" in command_for(g.state, p, shooter, "thread", g.tick())
+    assert "not part of this game" in command_for(g.state, p, shooter, "thread", g.tick()).reason
 
 
 def test_parsing_and_intake():
@@ -128,7 +128,7 @@ def test_parsing_and_intake():
     cmd = command_for(g.state, parse_comment(f"**ASSASSINATE: {t}, {i[:3]}**")[0], shooter, "thread", g.tick())
     assert cmd == ShootLovers(g.at, shooter, (t, i))
     bad = command_for(g.state, parse_comment(f"**ASSASSINATE: {t}, zed**")[0], shooter, "thread", g.at)
-    assert isinstance(bad, str) and "'zed' is not a player" in bad
+    assert isinstance(bad, Refusal) and "'zed' is not a player" in bad.reason
 
 
 SEVEN = "preset: avalon\nplayers: [a1, b2, c3, d4, e5, f6, g7]\n"

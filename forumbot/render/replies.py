@@ -60,6 +60,10 @@ def ambiguous_name(typed: str, candidates: tuple[str, ...] | list[str]) -> str:
     return f"'{heard(typed)}' could be {', '.join(heard(c) for c in candidates)}: write more of the name."
 
 
+def nothing_changed() -> str:
+    return "Nothing was changed."
+
+
 def not_part_of_game(typed: str, title: str) -> str:
     return f"{heard(typed)} is not part of this game ({title})."
 

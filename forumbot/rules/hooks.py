@@ -46,11 +46,11 @@ class Parsed:
 class Reading(Protocol):
     """What the shell gives a module's `command`: the core's reading of a parsed command
     (`core(parsed)`, a Propose say, to build on) and the seats that typed names name
-    (`core.names(raws)`: their ids, or the words of the first that names no one)."""
+    (`core.names(raws)`: their ids, or the refusal of the first that names no one)."""
 
-    def __call__(self, parsed: Parsed) -> "Command | str": ...
+    def __call__(self, parsed: Parsed) -> "Command | Refusal": ...
 
-    def names(self, raws: tuple[str, ...] | list[str]) -> "list[str] | str": ...
+    def names(self, raws: tuple[str, ...] | list[str]) -> "list[str] | Refusal": ...
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,8 @@ class RulePlugin:
 
     @classmethod
     def command(cls, state: "GameState", parsed: "Parsed", seat: str, via: str,
-                at: "datetime", core: Reading) -> "Command | str":
-        """The module's command for `parsed` (which `reads` claimed), or a refusal's words.
+                at: "datetime", core: Reading) -> "Command | Refusal":
+        """The module's command for `parsed` (which `reads` claimed), or its refusal.
         `core(parsed)` is the core's reading, to build on (a Propose, say); `core.names`
         reads typed names as seats."""
         return core(parsed)

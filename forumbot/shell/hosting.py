@@ -136,8 +136,8 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
                 self._reply(row, game, ops.record_sided(tag), i)
                 return
             built = command_for(state, inner, name, "thread" if name == state.public else "pm", at)
-            if isinstance(built, str):
-                self._reply(row, game, built, i)
+            if isinstance(built, Refusal):
+                self._reply(row, game, render_refusal(built, None, m), i)
                 return
             command = HostRecord(at=at, author=row.author, inner=built)
             if plays:  # a host who plays: a refusal could tell a side

@@ -1,7 +1,8 @@
-"""Intake: a player's parsed command -> the rules' command, or the words of why it cannot
-be. Pure: the game's state, the parsed text, the seat, the channel and the time in; nothing
-out but the answer. A rule module reads its own commands (`RulePlugin.reads`/`command`):
-intake asks each module of the table first, then reads the core's. What a player typed and
+"""Intake: a player's parsed command -> the rules' command, or the refusal that says why it
+cannot be (the rules' own type, which render/ puts in the forum's markup). Pure: the game's
+state, the parsed text, the seat, the channel and the time in; nothing out but the answer.
+A rule module reads its own commands (`RulePlugin.reads`/`command`): intake asks each module
+of the table first, then reads the core's. What a player typed and
 a refusal repeats (a name, a card) is marked `heard()`: the answer shows it as text."""
 from __future__ import annotations
 
@@ -20,24 +21,26 @@ from ..rules.commands import (
     PlayCard,
     Propose,
     ProxyVote,
+    Refusal,
     TakeCard,
     TeamVote,
+    said,
 )
 from ..rules.hooks import MODULES, Parsed, plugin_class
 from ..rules.state import GameState
 
 
-def command_for(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | str:
+def command_for(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | Refusal:
     """The rules' command for a parsed one from `seat`, or the reason it cannot be."""
     core = _Reading(state, seat, via, at)
     for row in MODULES:
         cls = plugin_class(row)
         if cls.reads(state, parsed):
             if not row.on(state.config):
-                return words.not_part_of_game(parsed.text, state.config.rules.title)
+                return Refusal(words.not_part_of_game(parsed.text, state.config.rules.title))
             return cls.command(state, parsed, seat, via, at, core)
     if parsed.more:  # a suffix no module of the table reads (cannot be: parsing knows them)
-        return words.not_available(parsed.text)
+        return Refusal(words.not_available(parsed.text))
     return core(parsed)
 
 
@@ -47,14 +50,14 @@ class _Reading:
     def __init__(self, state: GameState, seat: str, via: str, at: datetime) -> None:
         self.state, self.seat, self.via, self.at = state, seat, via, at
 
-    def __call__(self, parsed: Parsed) -> Command | str:
+    def __call__(self, parsed: Parsed) -> Command | Refusal:
         return core_command(self.state, parsed, self.seat, self.via, self.at)
 
-    def names(self, raws: tuple[str, ...] | list[str]) -> list[str] | str:
+    def names(self, raws: tuple[str, ...] | list[str]) -> list[str] | Refusal:
         return names_of(self.state, raws)
 
 
-def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | str:
+def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: datetime) -> Command | Refusal:
     """The core's reading of `parsed` (a rule module's `command` may build on it)."""
     command: Command
     if parsed.verb == "propose":
@@ -62,13 +65,13 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
         for raw in parsed.names:
             name = seat_named(state, raw)
             if isinstance(name, NameProblem):
-                return problem(name) + " Nothing was changed. The right form: **PROPOSE: name, name**"
+                return problem(name, said("PROPOSE: name, name"))
             team.append(name)
         public = None
         if parsed.extra:
             found = seat_named(state, parsed.extra)
             if isinstance(found, NameProblem):
-                return problem(found) + " Nothing was changed."
+                return problem(found)
             public = found
         command = Propose(at=at, author=seat, team=tuple(team), public=public)
     elif parsed.verb == "vote" and parsed.extra == "pass" and seat in state.actors \
@@ -84,7 +87,7 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
             if isinstance(typed, NameProblem) and parsed.verb == "play" and not typed.candidates:
                 typed = heard(raw)  # PLAY may name a card (Prepare for the Future -> card): the card decides
             if isinstance(typed, NameProblem):
-                return problem(typed) + " Nothing was changed."
+                return problem(typed)
             names.append(typed)
         card = heard(parsed.extra)  # a card as typed: the rules find it, or repeat it as text
         if parsed.verb == "give":
@@ -103,10 +106,10 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
     elif parsed.verb in TARGET_COMMANDS:
         target = seat_named(state, parsed.names[0])
         if isinstance(target, NameProblem):
-            return problem(target) + " Nothing was changed."
+            return problem(target)
         command = TARGET_COMMANDS[parsed.verb](at=at, author=seat, target=target)
     else:
-        return words.not_available(parsed.text)
+        return Refusal(words.not_available(parsed.text))
     return command
 
 
@@ -120,21 +123,21 @@ def seat_named(state: GameState, raw: str) -> str | NameProblem:
     return found if isinstance(found, NameProblem) else seats[found]
 
 
-def problem(found: NameProblem) -> str:
-    """The words for a typed name that names no one (or several): what was typed is marked
+def problem(found: NameProblem, hint: str = "") -> Refusal:
+    """The refusal of a typed name that names no one (or several): what was typed is marked
     `heard`, to be shown as text in the forum's markup."""
     if found.candidates:
-        return words.ambiguous_name(found.name, found.candidates)
-    return words.no_such_player(found.name)
+        return Refusal(f"{words.ambiguous_name(found.name, found.candidates)} {words.nothing_changed()}", hint)
+    return Refusal(f"{words.no_such_player(found.name)} {words.nothing_changed()}", hint)
 
 
-def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] | str:
-    """Typed names -> the ids of the seats they name, or the words of the first that is
+def names_of(state: GameState, raws: tuple[str, ...] | list[str]) -> list[str] | Refusal:
+    """Typed names -> the ids of the seats they name, or the refusal of the first that is
     no one's."""
     out = []
     for raw in raws:
         name = seat_named(state, raw)
         if isinstance(name, NameProblem):
-            return problem(name) + " Nothing was changed."
+            return problem(name)
         out.append(name)
     return out

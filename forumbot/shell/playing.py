@@ -100,8 +100,8 @@ class Playing:
             reply(row, game, words.not_a_player(), i, private=via == "pm")
             return
         command = command_for(state, parsed, seat, via, at)
-        if isinstance(command, str):
-            reply(row, game, command, i, private=via == "pm")
+        if isinstance(command, Refusal):
+            reply(row, game, render_refusal(command, None, self.book.markup.name), i, private=via == "pm")
             return
         result = self.book.apply(game, command)
         if isinstance(result, Refusal):

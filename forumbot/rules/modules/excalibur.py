@@ -139,15 +139,15 @@ class ExcaliburPlugin(RulePlugin):
             return WieldExcalibur(at=at, author=seat, target=None, via=via)
         if parsed.verb == "excalibur":
             found = core.names(parsed.names)
-            if isinstance(found, str):
+            if isinstance(found, Refusal):
                 return found
             return WieldExcalibur(at=at, author=seat, target=found[0], via=via)
         more = dict(parsed.more)
         proposal = core(parsed)
-        if isinstance(proposal, str) or not isinstance(proposal, Propose):
+        if not isinstance(proposal, Propose):
             return proposal
         found = core.names([more[KEY]])
-        if isinstance(found, str):
+        if isinstance(found, Refusal):
             return found
         return Propose(at=proposal.at, author=proposal.author, team=proposal.team,
                        public=proposal.public, more=((KEY, found[0]),))

@@ -87,7 +87,7 @@ class TristanAndIsolde(RulePlugin):
     @classmethod
     def command(cls, state, parsed, seat, via, at, core):
         found = core.names(parsed.names)
-        if isinstance(found, str):
+        if isinstance(found, Refusal):
             return found
         return ShootLovers(at=at, author=seat, targets=(found[0], found[1]))
 
