@@ -100,19 +100,24 @@ AVALON_ROLES: tuple[Role, ...] = (
 
 def declared() -> dict[str, Role]:
     """Every role, by name: the core's in table order, then the rule modules' by name."""
-    global _DECLARED
-    if _DECLARED is None:
-        extra = sorted((r for cls in plugin_classes() for r in cls.roles), key=lambda r: r.name)
-        _DECLARED = {r.name: r for r in (*AVALON_ROLES, *extra)}
-    return _DECLARED
+    global _declared
+    key = [cls.roles for cls in plugin_classes()]
+    if _declared[0] != key:  # (the first call; or a test gave a module another role)
+        extra = sorted((r for roles in key for r in roles), key=lambda r: r.name)
+        _declared = (key, {r.name: r for r in (*AVALON_ROLES, *extra)})
+    return _declared[1]
 
 
-_DECLARED: dict[str, Role] | None = None
+_declared: tuple[list, dict[str, Role]] = ([None], {})  # the modules' roles, and every role by name
 
 
 def side_of(role: str) -> str:
     """The side a role plays on (a role nobody declares: the resistance's)."""
-    found = declared().get(role)
+    return _side(declared(), role)
+
+
+def _side(roles: dict[str, Role], role: str) -> str:
+    found = roles.get(role)
     return found.side if found is not None else RESISTANCE
 
 
@@ -166,12 +171,13 @@ class AvalonRoles:
     def knowledge(self, state: GameState, seat_id: str) -> list[Knowledge]:
         """What seat `seat_id` learns at the start (the seats it names by their ids)."""
         me = state.player(seat_id)
-        mine = declared().get(me.role)
+        roles = declared()
+        mine = roles.get(me.role)
         others = [s for s in state.seats if s.id != seat_id]
         out: list[Knowledge] = []
         for sight in mine.sees if mine is not None else ():
             seen = [s for s in others if s.role not in sight.unless
-                    and (side_of(s.role) == sight.side if sight.side else s.role in sight.roles)]
+                    and (_side(roles, s.role) == sight.side if sight.side else s.role in sight.roles)]
             label = sight.several if sight.several and len(seen) > 1 else sight.label
             by_role = sight.named and state.config.rules.spies_know_roles
             out += [Knowledge(s.id, s.role if by_role else label) for s in seen]
