@@ -183,12 +183,6 @@ def _module_keys() -> dict:
     return {k.name: k for cls in plugin_classes() for k in cls.config_keys}
 
 
-def _module_roles() -> frozenset[str]:
-    from .rules.hooks import plugin_classes
-
-    return frozenset(r for cls in plugin_classes() for r in cls.roles)
-
-
 def _module_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
     """A rule module's keys, checked by the module, into `options`; then each module's
     rules across keys."""

@@ -12,13 +12,14 @@ from .config_sections import (  # noqa: F401  (their names here, as before)
     _host_options,
     _module_keys,
     _module_options,
-    _module_roles,
     _not_the_bot,
     read_section,
 )
 from .config_values import MAX_ALIASES, MAX_ROLES, MAX_SEED, MAX_THREAD_REF, is_alias, key_name, plain, shown
 from .rules.config import GameConfig, default_deadlines, default_missed
 from .rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from .rules.roles import always_dealt, module_roles, side_of
+from .rules.state import SPIES
 
 
 @dataclass(frozen=True)
@@ -268,21 +269,22 @@ def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
                          f"{', '.join(sorted(preset.optional_roles))}")
         else:
             wanted = [str(r).strip().lower() for r in roles]
+            optional = preset.optional_roles | module_roles()
+            always = {r.name for r in always_dealt()}
             for r in wanted:
-                optional = preset.optional_roles | _module_roles()
-                if r not in optional | {"merlin", "assassin"}:
+                if r not in optional | always:
                     bad("roles", f"{shown(r)} is not a role of {preset.name}: one of "
                                  f"{', '.join(sorted(optional))} (Merlin and the "
                                  "Assassin are always in)")
             if len(set(wanted)) != len(wanted):
                 bad("roles", "a role is listed twice")
-            evil = 1 + len({r for r in wanted if r in ("morgana", "mordred", "oberon")})
+            evil = len({r for r in (optional & set(wanted)) | always if side_of(r) == SPIES})
             low = kw.get("min_players")
             size = len(names) or (low if isinstance(low, int) else 0)
             if size and MIN_PLAYERS <= size <= MAX_PLAYERS and evil > spy_count(size):
                 bad("roles", f"{evil} special spies (the Assassin included) do not fit: "
                              f"{size} players have {spy_count(size)} spies")
-            kw["roles"] = tuple(sorted(set(wanted) - {"merlin", "assassin"}))
+            kw["roles"] = tuple(sorted(set(wanted) - always))
     for key in ("lady_of_the_lake", "plot_cards", "mission_cards"):
         if key in doc and key in preset.allowed_keys and not isinstance(doc[key], bool):
             bad(key, "must be true or false")

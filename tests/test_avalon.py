@@ -10,10 +10,11 @@ from forumbot.rules.deadlines import expired
 from forumbot.rules.modules.assassin import Assassinate
 from forumbot.rules.modules.lady import LadyTarget
 from forumbot.rules.presets import SPIES
-from forumbot.rules.roles import EVIL, role_set
+from forumbot.rules.roles import role_set
 from tests.test_rules import NAMES, T0, Game
 
 OPTIONAL = ["percival", "morgana", "mordred", "oberon"]
+EVIL = {"minion", "assassin", "morgana", "mordred", "oberon"}  # the spies' roles (not read from the declarations)
 
 
 def role_sets(n):

@@ -24,6 +24,7 @@ from ..rules import replay
 from ..rules.deadlines import format_duration
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState, phase_words
+from . import registry
 from .export import export_game
 from .seats import seat_changes
 from .story import (
@@ -33,7 +34,6 @@ from .story import (
     VOTE_SYMBOLS,
     VOTE_WORDS,
     _capital,
-    _card_name,
     _Clock,
     _grid,
     _missions,
@@ -49,7 +49,7 @@ from .story import (
 __all__ = [
     "render_html", "write_html", "export_html_command", "archive_view",
     # (the account of the events moved to archive_story.py; importable from here as before)
-    "PLAIN_ROLES", "ROLE_NAMES", "SHORT_ROLES", "VOTE_SYMBOLS", "VOTE_WORDS", "_capital", "_card_name",
+    "PLAIN_ROLES", "ROLE_NAMES", "SHORT_ROLES", "VOTE_SYMBOLS", "VOTE_WORDS", "_capital",
     "_Clock", "_grid", "_missions", "_moment", "_reveal", "_role_name",
     "_side_name", "_span", "_timeline", "_timeline_item",
 ]
@@ -190,6 +190,7 @@ def _outcome(state: GameState) -> dict:
 
 def _now(state: GameState) -> dict:
     """The open step, in public words: never who must act in the assassination."""
+    registry.load()
     if state.paused_at is not None:
         return {"text": "The game is paused by the host.", "mission": state.mission}
     shown = state.shown
@@ -201,8 +202,8 @@ def _now(state: GameState) -> dict:
         text = f"Mission {state.mission}: the vote on {leader}'s team ({', '.join(shown(n) for n in state.team)})."
     elif state.phase == MISSION:
         text = f"Mission {state.mission} is under way with {', '.join(shown(n) for n in state.team)}."
-    elif state.phase == "assassination":
-        text = "The assassination: the Assassin names the player they believe is Merlin."
+    elif state.phase in registry.NOW:  # a rule module's phase
+        text = registry.NOW[state.phase]
     else:
         who = f" Waiting for {', '.join(shown(n) for n in state.actors)}." if state.actors else ""
         text = f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}"

@@ -12,12 +12,8 @@ from zoneinfo import ZoneInfo
 
 from ..rules import events as ev
 from ..rules.deadlines import format_duration
-from ..rules.modules.assassin import Assassinated, AssassinationOverdue
-from ..rules.modules.commander import CommanderNamed
-from ..rules.modules.lady import LadySkipped, LadyUsed
-from ..rules.modules.mission_cards import McBadge, McPlayed
-from ..rules.modules.plot_events import PlotDeclared, PlotPlayed, PlotReveal, PlotSpotlight, PlotTaken, TeamVetoed
 from ..rules.state import MISSION, SPIES, GameState, phase_words
+from . import registry
 from .seats import Seats, Then, mission_of, seat_changes
 
 PLAIN_ROLES = ("resistance", "spy", "servant", "minion", "human", "cylon")  # no special power
@@ -33,14 +29,6 @@ VOTE_SYMBOLS = {"approve": "✓", "reject": "✗", "abstain": "–", "barred": "
 
 def _role_name(role: str) -> str:
     return ROLE_NAMES.get(role, role.replace("-", " ").title())
-
-
-def _card_name(key: str) -> str:
-    from ..rules.modules.mission_cards import BY_KEY as MC
-    from ..rules.modules.plot_deck import BY_KEY as PLOT
-
-    card = PLOT.get(key) or MC.get(key)
-    return card.name if card else key.replace("-", " ").title()
 
 
 class _Clock:
@@ -72,7 +60,9 @@ def _capital(text: str) -> str:
 
 def _grid(state: GameState, players: list[dict], events) -> dict:
     """The vote grid: one row per seat (`players`' "seat": its id), one column per closed vote."""
-    vetoed = {(e.mission, e.proposal) for e in events if isinstance(e, TeamVetoed)}
+    registry.load()
+    vetoed = {undone(e) for e in events  # (a card that rejects an approved team after all)
+              if not isinstance(e, ev.RawEvent) and (undone := registry.UNDONE.get(e.type)) is not None}
     columns = []
     for v, then in Seats(events).replay(events):
         if not isinstance(v, ev.VoteClosed):
@@ -175,55 +165,21 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
 
 
 def _moment(state: GameState, e, reveal: bool, then: Then | None = None) -> dict | None:
-    """A public moment of a mission (cards, the Lady), as the thread told it, with the
+    """A public moment of a mission (a rule module's: archive/modules/), as the thread told it, with the
     usernames on the seats then (`then`; without it, those on the seats now)."""
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
         return None
     name = then.name if then is not None else state.shown
-    if isinstance(e, LadyUsed):
-        text = f"{name(e.holder)} uses the Lady of the Lake on {name(e.target)}."
-        if reveal:
-            text += f" The Lady showed {_side_name(state, e.side)}."
-        return {"symbol": "◈", "kind": "Lady of the Lake", "text": text}
-    if isinstance(e, LadySkipped):
-        return {"symbol": "◈", "kind": "Lady of the Lake", "text": f"Not used ({e.reason})."}
-    if isinstance(e, PlotPlayed):
-        if e.card == "chicago-proxy":
-            return {"symbol": "▤", "kind": "Plot Card",
-                    "text": f"{name(e.holder)} plays Chicago Proxy on {name(e.target or '')}."}
-        target = f" on {name(e.target)}" if e.target else ""
-        return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{name(e.holder)} plays {_card_name(e.card)}{target}."}
-    if isinstance(e, PlotDeclared):
-        return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{name(e.holder)} plays Keeping a Close Eye on You."}
-    if isinstance(e, PlotTaken):
-        return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{name(e.by)} takes {_card_name(e.card)} from {name(e.source)}."}
-    if isinstance(e, PlotReveal) and e.card != "close-eye":
-        text = f"{name(e.holder)} chooses {name(e.target)} for {_card_name(e.card)}."
-        return {"symbol": "▤", "kind": "Plot Card", "text": text}
-    if isinstance(e, TeamVetoed):
-        return {"symbol": "▤", "kind": "Plot Card",
-                "text": f"{name(e.holder)} plays No Confidence: proposal {e.proposal} is rejected after all."}
-    if isinstance(e, PlotSpotlight):
-        return {"symbol": "◉", "kind": "Plot Card",
-                "text": f"In the Spotlight: {name(e.target)}'s order was {e.order.upper()}."}
-    if isinstance(e, McPlayed):
-        target = f" on {name(e.target)}" if e.target else ""
-        return {"symbol": "▣", "kind": "Mission Card",
-                "text": f"{name(e.holder)} plays {_card_name(e.card)}{target}."}
-    if isinstance(e, McBadge):
-        return {"symbol": "▣", "kind": "Mission Card",
-                "text": f"{name(e.holder)} plays Badge of Merit and moves to just after {name(e.after)}."}
-    if isinstance(e, CommanderNamed):
-        return {"symbol": "✪", "kind": "Commander", "text": f"{name(e.commander)} is the Mission Commander."}
-    return None
+    registry.load()
+    told = registry.MOMENTS.get(e.type)
+    return told(state, e, reveal, name) if told is not None else None
 
 
 def _reveal(state: GameState, events) -> list[dict]:
-    """The end: each side with its players and roles, and the assassination."""
-    shot = next((e for e in events if isinstance(e, Assassinated)), None)
+    """The end: each side with its players and roles, and a module's line under the spies
+    (the assassination)."""
+    registry.load()
+    shot = next((line for fn in registry.REVEAL_NOTES if (line := fn(state, events))), None)
     replacements = seat_changes(events)
     sides = []
     for side in ("resistance", "spies"):
@@ -236,8 +192,7 @@ def _reveal(state: GameState, events) -> list[dict]:
                                    "disqualified": s.disqualified,
                                    "replaced": replacements.get(s.id, [])} for s in seats]})
     if shot:
-        sides[1]["shot"] = (f"{state.shown(shot.assassin)}, the Assassin, named {state.shown(shot.target)}: "
-                            + ("Merlin, a hit." if shot.hit else "a miss, they were not Merlin."))
+        sides[1]["shot"] = shot
     return sides
 
 
@@ -260,6 +215,9 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
         return None
     name = then.name if then is not None else state.shown
+    registry.load()
+    if (told := registry.ITEMS.get(e.type)) is not None:  # a rule module's
+        return told(state, e, name)
     if isinstance(e, ev.GameStarted):
         return {"kind": "start", "label": "Start", "symbol": "▶",
                 "text": f"The game starts with {len(e.order)} players. Leader order: "
@@ -304,9 +262,6 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
     if isinstance(e, ev.ProposalsStalled):
         return {"kind": "bot", "label": "Bot", "symbol": "⟳",
                 "text": "A full turn of leaders let the proposal deadline pass; the host was told."}
-    if isinstance(e, AssassinationOverdue):
-        return {"kind": "bot", "label": "Bot", "symbol": "⟳",
-                "text": "The assassination's deadline passed; the game waited for the shot."}
     if isinstance(e, ev.GameEnded):
         if e.reason == "aborted":
             text = "The host aborted the game."

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .config import GameConfig
     from .engine import Tx
     from .events import GameEnded, MissionResolved, TeamProposed, VoteClosed
+    from .roles import Role
     from .state import GameState
 
 
@@ -85,7 +86,7 @@ class RulePlugin:
     phases: ClassVar[dict[str, str]] = {}  # phase -> the config deadline that times it
     phase_words: ClassVar[dict[str, str]] = {}  # phase -> its words ("the use of Excalibur")
     command_words: ClassVar[dict[str, str]] = {}  # command class name -> how players write it
-    roles: ClassVar[dict[str, str]] = {}  # a role it adds -> its side
+    roles: ClassVar[tuple["Role", ...]] = ()  # the roles it adds: side, what each sees (roles.Role)
     demo: ClassVar[dict[str, Any]] = {}  # config keys the demo sets to play it
 
     @classmethod

@@ -13,6 +13,7 @@ from .. import events as ev
 from ..commands import Command, Refusal, said
 from ..events import Event, event
 from ..hooks import RulePlugin
+from ..roles import FELLOW_SPIES, Role, role_set
 from ..state import RESISTANCE, SPIES, GameState, open_phase, register_fold
 
 PHASE = "assassination"
@@ -84,6 +85,7 @@ class Assassination(RulePlugin):
     phases = {PHASE: "choice"}
     phase_words = {PHASE: "the assassination"}
     command_words = {"Assassinate": "ASSASSINATE"}
+    roles = (Role("assassin", SPIES, (FELLOW_SPIES,), always=True),)
 
     def before_game_end(self, tx, winner, reason) -> bool:
         s = tx.state
@@ -123,15 +125,9 @@ class Assassination(RulePlugin):
         return True
 
 
-def _knows(state: GameState, seat: str):
-    from ..roles import role_set
-
-    return role_set(state.config).knowledge(state, seat)
-
-
 def known_to(state: GameState, seat: str) -> set[str]:
     """The seats `seat` knows from the deal (the Assassin's fellow spies)."""
-    return {k.name for k in _knows(state, seat)}  # (Knowledge.name: a seat's id)
+    return {k.name for k in role_set(state.config).knowledge(state, seat)}  # (Knowledge.name: a seat's id)
 
 
 PLUGIN = Assassination

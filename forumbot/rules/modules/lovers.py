@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ..commands import Command, Refusal, said
 from ..events import Event, event
 from ..hooks import RulePlugin, Word
+from ..roles import Role
 from ..state import RESISTANCE, SPIES, GameState, register_fold
 from .assassin import PHASE as ASSASSINATION
 from .assassin import SHOT_KEY, Shot, assassin, known_to
@@ -65,7 +66,7 @@ class TristanAndIsolde(RulePlugin):
     name = "tristan_and_isolde"
     handles = (ShootLovers,)
     words = (Word(_TWO, _parsed),)
-    roles = {"tristan": RESISTANCE, "isolde": RESISTANCE}
+    roles = (Role("tristan", RESISTANCE), Role("isolde", RESISTANCE))  # (they see each other: render's role note)
     command_words = {"ShootLovers": "ASSASSINATE"}
     demo = {"roles": ["tristan", "isolde"]}
 

@@ -1,0 +1,1 @@
+"""Each rule module's part of the archive page (registry.py)."""
