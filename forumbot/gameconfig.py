@@ -8,18 +8,13 @@ import yaml
 
 from . import config_yaml
 from .config_sections import (  # noqa: F401  (their names here, as before)
-    DEADLINE_KEYS,
     MAX_INTRO,
-    MISSED_KEYS,
-    PLANNED_DEADLINE_KEYS,
-    PLANNED_MISSED_KEYS,
-    _deadlines,
     _host_options,
-    _missed,
     _module_keys,
     _module_options,
     _module_roles,
     _not_the_bot,
+    read_section,
 )
 from .config_values import MAX_ALIASES, MAX_ROLES, MAX_SEED, MAX_THREAD_REF, is_alias, key_name, plain, shown
 from .rules.config import GameConfig, default_deadlines, default_missed
@@ -226,8 +221,8 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
         _not_the_bot(bot_name.strip(), names, kw, bad)
 
     base = preset or PRESETS["resistance"]
-    kw["deadlines"] = _deadlines(doc.get("deadlines"), default_deadlines(base), bad)
-    kw["missed"] = _missed(doc.get("missed"), default_missed(base), bad)
+    kw["deadlines"] = read_section("deadlines", doc.get("deadlines"), default_deadlines(base), bad)
+    kw["missed"] = read_section("missed", doc.get("missed"), default_missed(base), bad)
     kw.setdefault("team_votes", base.team_votes)
 
     if problems or preset is None:

@@ -4,33 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .presets import PRESETS, Preset
-
-
-@dataclass(frozen=True)
-class Deadlines:
-    """Durations in seconds (None = no deadline)."""
-
-    proposal: int | None
-    team_vote: int | None
-    mission: int | None
-    choice: int | None
-    card_window: int | None
-    remind_before: int | None
-    signup: int | None
-    close_early: bool
-    align_to: str | None = None  # "21:00": every deadline rounds up to this time of day
-    close_grace: int | None = None  # with close_early: wait this long after the last vote
-
-
-@dataclass(frozen=True)
-class Missed:
-    team_vote: str  # approve | reject | abstain
-    mission: str  # support | sabotage | by-side
-    disqualify_after: int
-    orders_count: bool
-    notify_host_after: int = 0  # PM the host after this many misses in a row; 0 = never
-    allow_abstain: bool = True  # false: ABSTAIN is refused
+from .presets import PRESETS, Deadlines, Missed, Preset
 
 
 @dataclass(frozen=True)
@@ -101,22 +75,11 @@ class GameConfig:
 
 
 def default_deadlines(preset: Preset) -> Deadlines:
-    d = preset.deadlines
-    return Deadlines(
-        proposal=d.proposal,
-        team_vote=d.team_vote,
-        mission=d.mission,
-        choice=d.choice,
-        card_window=d.card_window,
-        remind_before=d.remind_before,
-        signup=d.signup,
-        close_early=d.close_early,
-    )
+    return preset.deadlines
 
 
 def default_missed(preset: Preset) -> Missed:
-    m = preset.missed
-    return Missed(m.team_vote, m.mission, m.disqualify_after, m.orders_count)
+    return preset.missed
 
 
 def make_config(preset: str, players: list[str] | tuple[str, ...], host: str = "host", **kw) -> GameConfig:

@@ -1,7 +1,10 @@
-"""The rule presets as tables. See ../shared/spec/variants.md, "Defaults per preset"."""
+"""The rule presets as tables. See ../shared/spec/variants.md, "Defaults per preset". With them
+the config's `deadlines:` and `missed:` sections, whose defaults a preset sets: each key declared
+once (config_sections reads a key by its kind)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
+from typing import Any
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 10
@@ -25,26 +28,52 @@ REJECTIONS_TO_LOSE = 5
 HOUR = 3600
 
 
+# How the host writes a key of the `deadlines:` or `missed:` section (config_sections reads
+# each kind, with its words for a problem).
+DURATION = "duration"  # 90s, 30m, 12h, 2d or none: seconds, None = no deadline
+FLAG = "flag"  # true or false
+TIME_OF_DAY = "time of day"  # "21:00"
+COUNT = "count"  # a whole number, 0 = never
+CHOICE = "choice"  # one of the words it lists
+
+
+def section_key(kind: str, default: Any, choices: tuple[str, ...] = ()) -> Any:
+    """A section's key, declared once: how the host writes it and its default, which a preset
+    may change (Preset.deadlines, Preset.missed: PRESETS below)."""
+    return field(default=default, metadata={"kind": kind, "choices": choices})
+
+
 @dataclass(frozen=True)
-class DeadlineDefaults:
-    """Durations in seconds; None means no deadline."""
+class Deadlines:
+    """The config's `deadlines:` section, one key a field. Durations in seconds (None = no deadline)."""
 
-    proposal: int | None = 24 * HOUR
-    team_vote: int | None = 24 * HOUR
-    mission: int | None = 24 * HOUR
-    choice: int | None = 24 * HOUR
-    card_window: int | None = None
-    remind_before: int | None = 2 * HOUR
-    signup: int | None = 48 * HOUR
-    close_early: bool = True
+    proposal: int | None = section_key(DURATION, 24 * HOUR)
+    team_vote: int | None = section_key(DURATION, 24 * HOUR)
+    mission: int | None = section_key(DURATION, 24 * HOUR)
+    choice: int | None = section_key(DURATION, 24 * HOUR)
+    card_window: int | None = section_key(DURATION, None)
+    remind_before: int | None = section_key(DURATION, 2 * HOUR)
+    signup: int | None = section_key(DURATION, 48 * HOUR)
+    close_early: bool = section_key(FLAG, True)
+    align_to: str | None = section_key(TIME_OF_DAY, None)  # "21:00": every deadline rounds up to this time of day
+    close_grace: int | None = section_key(DURATION, None)  # with close_early: wait this long after the last vote
 
 
 @dataclass(frozen=True)
-class MissedDefaults:
-    team_vote: str = "abstain"  # approve | reject | abstain
-    mission: str = "by-side"  # support | sabotage | by-side
-    disqualify_after: int = 0  # 0 = never
-    orders_count: bool = False  # do missed mission orders count toward disqualification
+class Missed:
+    """The config's `missed:` section: what a missed vote or order does."""
+
+    team_vote: str = section_key(CHOICE, "abstain", ("approve", "reject", "abstain"))
+    mission: str = section_key(CHOICE, "by-side", ("support", "sabotage", "by-side"))
+    disqualify_after: int = section_key(COUNT, 0)
+    orders_count: bool = False  # (the preset's, not a key): missed mission orders count toward disqualification
+    notify_host_after: int = section_key(COUNT, 0)  # PM the host after this many misses in a row
+    allow_abstain: bool = section_key(FLAG, True)  # false: ABSTAIN is refused
+
+
+def section_keys(section: type) -> dict[str, Field]:
+    """A section's keys (Deadlines or Missed): the fields declared with `section_key`, by name."""
+    return {f.name: f for f in fields(section) if "kind" in f.metadata}
 
 
 @dataclass(frozen=True)
@@ -74,8 +103,8 @@ class Preset:
     commander: bool = False  # the Mission Commander; a mission's first leader follows him
     quest_cards_shown: bool = False  # avalon-2020: the result lists the cards, shuffled, no names
     fixed_roster: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # (good, evil)
-    deadlines: DeadlineDefaults = field(default_factory=DeadlineDefaults)
-    missed: MissedDefaults = field(default_factory=MissedDefaults)
+    deadlines: Deadlines = field(default_factory=Deadlines)  # the config's defaults
+    missed: Missed = field(default_factory=Missed)
     # config keys that only some presets accept
     allowed_keys: frozenset[str] = frozenset()
     summary: str = ""
@@ -104,7 +133,7 @@ PRESETS: dict[str, Preset] = {
         team_votes="pm",
         two_fail_from=8,
         has_plot_deck=True,
-        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        deadlines=Deadlines(card_window=4 * HOUR),
         allowed_keys=frozenset({"plot_cards"}),
         summary=(
             "The spies do NOT know each other. Team votes go by PM only and are revealed when "
@@ -139,7 +168,7 @@ PRESETS: dict[str, Preset] = {
         spy_role="cylon",
         resistance_name="the Humans",
         spies_name="the Cylons",
-        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        deadlines=Deadlines(card_window=4 * HOUR),
         allowed_keys=frozenset({"mission_cards"}),
     ),
     "avalon": Preset(
@@ -153,7 +182,7 @@ PRESETS: dict[str, Preset] = {
         spies_name="the Minions of Mordred",
         has_plot_deck=True,
         optional_roles=frozenset({"percival", "morgana", "mordred", "oberon"}),
-        deadlines=DeadlineDefaults(card_window=4 * HOUR),
+        deadlines=Deadlines(card_window=4 * HOUR),
         allowed_keys=frozenset({"roles", "lady_of_the_lake", "plot_cards"}),
         summary=(
             "Merlin knows the Minions of Mordred (not Mordred); the Minions know each other "
@@ -186,10 +215,8 @@ PRESETS: dict[str, Preset] = {
             "votes in a row disqualifies. Five leadership changes in one quest win for Evil; "
             "after three successes the Assassin may still win by naming Merlin."
         ),
-        deadlines=DeadlineDefaults(team_vote=12 * HOUR, card_window=4 * HOUR, close_early=False),
-        missed=MissedDefaults(
-            team_vote="approve", mission="support", disqualify_after=2, orders_count=True
-        ),
+        deadlines=Deadlines(team_vote=12 * HOUR, card_window=4 * HOUR, close_early=False),
+        missed=Missed(team_vote="approve", mission="support", disqualify_after=2, orders_count=True),
         allowed_keys=frozenset({"plot_cards"}),
     ),
 }
