@@ -868,3 +868,67 @@ def test_a_new_games_roles_take_a_tight_minute_before_another_games_status_block
     clock.advance(seconds=61)
     t.cycle()
     assert "the vote on alice's team" in forum.threads()[0]["body"]
+
+
+def test_with_few_requests_left_a_result_still_goes_out_past_a_reply_that_waits(db, clock):
+    """The forum says only a few requests are left (under the low-water mark): answers to
+    players wait, but results and prompts still go out. Carol's private vote before any team
+    is proposed is answered by PM, written before alice's proposal: the answer waits, and the
+    proposal reaches the thread in that same cycle all the same; the answer follows once the
+    forum has room again."""
+    t, forum = _told(clock)
+    t.start(extra=VOTE)
+    before = len(bot_comments(forum, t.game.thread))
+    carol = len(pms(forum, "carol"))
+    forum.left = 5
+    t.people.pm("carol", "vote", "**APPROVE**")
+    clock.advance(seconds=1)
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.cycle()
+    new = bot_comments(forum, t.game.thread)[before:]
+    assert [c for c in new if c.startswith("alice proposes")], new
+    assert len(pms(forum, "carol")) == carol  # the answer waits
+    forum.left = None
+    clock.advance(seconds=61)
+    t.cycle()
+    answers = pms(forum, "carol")[carol:]
+    assert len(answers) == 1 and "No team vote is open now" in answers[0][1], answers
+
+
+def test_a_restarted_bot_checks_its_posts_before_its_first_post_however_long_only_edits_went_out(db, clock):
+    """After a restart the bot reads its own newest posts once, before its first post, to
+    learn whether its database is behind the forum (a restored backup): it gives up after a
+    few failed reads. While only status-block edits go out (players vote; an edit is never
+    sent twice by mistake) the check is not needed and not tried, so a forum whose history
+    cannot be read in those cycles does not use up its tries: when the vote's result is
+    posted, the check is made first."""
+    t, forum = _told(clock)
+    t.start(extra=VOTE)
+    t.say("alice", "**PROPOSE: alice, bob**")
+    t.cycle()
+    reads: list[str] = []
+    down = [True]
+
+    def own_marks():
+        reads.append("down" if down[0] else "read")
+        if down[0]:
+            raise TransientError("the bot's post history cannot be read")
+        return []
+
+    forum.own_marks = own_marks  # type: ignore[method-assign]
+    t.cycle(fresh=True)  # a new process
+    tried = len(forum.tried)
+    for n in ("alice", "bob", "carol"):
+        clock.advance(seconds=61)
+        t.say(n, "**APPROVE**")
+        t.cycle()
+    assert {o.kind for o in forum.tried[tried:]} == {"edit"}, forum.tried[tried:]  # only edits went out
+    assert reads == []  # and the history was not read for them
+    down[0] = False
+    tried = len(forum.tried)
+    for n in ("dave", "erin"):
+        clock.advance(seconds=61)
+        t.say(n, "**APPROVE**")
+        t.cycle()
+    assert any(o.kind == "comment" and "is closed" in o.body for o in forum.tried[tried:])  # the result
+    assert "read" in reads, reads  # the check was made before it

@@ -650,3 +650,25 @@ def test_a_started_games_record_links_its_reddit_thread(reddit_table, fake_reddi
     sub, _, sid = t.game.thread.partition(":")
     assert t.export()["thread"] == f"https://www.reddit.com/r/{sub}/comments/{sid}/"
     assert sid in fake_reddit.submissions
+
+
+def test_an_edited_vote_is_answered_under_it_in_public_with_the_notice(reddit_table, fake_reddit):
+    """A player edits a comment the bot already took as a vote: the vote stands, and the bot
+    answers under that very comment, in the thread, with the words that say edits change no
+    command (addressed to the player), so the player and the table can read why."""
+    t = reddit_table()
+    t.propose()
+    voter = t.state.waiting_for()[0]
+    c = fake_reddit.comment(voter, t.game.thread, "**APPROVE**")
+    t.cycle()
+    assert t.state.votes[voter] == "approve"
+    fake_reddit.edit(c["id"], "**REJECT** after all")
+    t.cycle()
+    t.cycle()
+    assert t.state.votes[voter] == "approve"  # the edit changed no vote
+    answers = [x for x in fake_reddit.thread_comments(t.game.thread)
+               if x["author"] == fake_reddit.bot and x["parent_id"] == c["name"]]
+    assert len(answers) == 1
+    body = answers[0]["body"]
+    assert voter in body and "Editing a comment does not change a command" in body
+    assert "post a new comment" in body
