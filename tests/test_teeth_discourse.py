@@ -732,3 +732,71 @@ def test_a_first_read_takes_one_page_of_the_pm_list_and_goes_on_from_its_newest_
     late = fake.pm("latecomer", BOT, "hello from a latecomer", "just arrived, hello to you")
     pages, got = lists(got.cursor)
     assert pages == [""] and [m.body for m in got.inbound] == [first_post(fake, late)["raw"]]
+
+
+def test_a_pm_from_the_sites_first_admin_is_a_persons_and_is_answered(dtable, fake):  # noqa: F811
+    """On a real Discourse the forum's own accounts have ids below 1 (system -1, discobot -2)
+    and the first person to sign up, usually the site's admin, has id 1: a PM from that
+    person is a person's PM (no `admin` origin), and the bot answers it."""
+    t = dtable()
+    settle(t)
+    fake.user("founder", id=1, admin=True, moderator=True, trust_level=4)
+    pm = first_post(fake, fake.pm("founder", BOT, "a word from the site's admin", "hello bot, what can you do?"))
+    settle(t)
+    assert [r[6] for r in inbox_rows([ref(pm)]).values()] == [""]
+    assert fake.pms_to("founder")  # answered, unlike the forum's own accounts
+
+
+def test_a_game_topic_gone_costs_its_recheck_one_request_however_many_posts(fake):  # noqa: F811
+    """The posts re-checked for edits are read by id, 50 a request; when the first read
+    says their topic is gone (Discourse answers for the topic, TopicView.new, before it looks
+    at any post id), none of them is there any more: no more requests are spent on the rest,
+    and none of them comes back."""
+    game = fake.new_topic("alice", "A game topic about to vanish", "The first post of the game topic.", "games")
+    posts = [fake.reply("alice", game["id"], f"**APPROVE** number {i}", rules=False) for i in range(60)]
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):  # the game topic's posts leave the listing's first page
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    forum = make_forum(fake)
+    cursor = forum.fetch([], {}).cursor
+    fake.reply("zed", other["id"], "someone else says something", rules=False)  # a busy fetch
+    forum.fetch([], cursor)
+    with fake.lock:  # deleted for good (the bot is an admin: a soft delete it could still read)
+        for p in fake._by_topic.pop(game["id"]):
+            del fake.posts[p["id"]]
+        del fake.topics[game["id"]]
+        fake._rev += 1
+    n = len(fake.requests)
+    assert forum.recheck([ref(p) for p in posts]) == []
+    assert fake.requests[n:] == [("GET", f"/t/{game['id']}/posts.json")]
+
+
+def test_a_game_topic_a_gap_left_unread_goes_first_in_the_next_gap(dtable, fake, monkeypatch):  # noqa: F811
+    """A gap whose budget reaches only the first game topic leaves the second unread; when
+    the next fetch is past a gap again (the first topic busy meanwhile), the topic furthest
+    behind is read first: the vote waiting there counts, though the first topic, read a
+    fetch ago, has the lower id and new posts of its own."""
+    import adapters.discourse_reads as D
+
+    t = dtable(start=False)
+    a, b = start_games(t, 2)
+    for g in (a, b):
+        s = t.mod.state(g)
+        t.people.comment(s.shown(s.leader), g.thread, "**PROPOSE: " + ", ".join(
+            [x.name for x in s.active()][: s.team_size()]) + "**")
+    settle(t)
+    votes = {}
+    for g in (a, b):
+        votes[g.id] = t.mod.state(g).waiting_for()[0]
+        fake.reply(votes[g.id], g.thread, "**APPROVE**")
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    monkeypatch.setattr(D, "MAX_PAGES", 1)
+    monkeypatch.setattr(D, "GAP_TOPIC_READS", 2)  # a topic's stream and one read of its posts
+    t.cycle()
+    assert (t.mod.state(a).votes, t.mod.state(b).votes) == ({votes[a.id]: "approve"}, {})
+    for i in range(60):  # another gap, in the first game's own topic this time
+        fake.reply("zed", a.thread, f"chatter in the first game, number {i}", rules=False)
+    t.cycle()
+    assert t.mod.state(b).votes == {votes[b.id]: "approve"}
