@@ -771,32 +771,79 @@ def test_a_game_topic_gone_costs_its_recheck_one_request_however_many_posts(fake
     assert fake.requests[n:] == [("GET", f"/t/{game['id']}/posts.json")]
 
 
-def test_a_game_topic_a_gap_left_unread_goes_first_in_the_next_gap(dtable, fake, monkeypatch):  # noqa: F811
-    """A gap whose budget reaches only the first game topic leaves the second unread; when
-    the next fetch is past a gap again (the first topic busy meanwhile), the topic furthest
-    behind is read first: the vote waiting there counts, though the first topic, read a
-    fetch ago, has the lower id and new posts of its own."""
-    import adapters.discourse_reads as D
 
-    t = dtable(start=False)
-    a, b = start_games(t, 2)
-    for g in (a, b):
-        s = t.mod.state(g)
-        t.people.comment(s.shown(s.leader), g.thread, "**PROPOSE: " + ", ".join(
-            [x.name for x in s.active()][: s.team_size()]) + "**")
-    settle(t)
-    votes = {}
-    for g in (a, b):
-        votes[g.id] = t.mod.state(g).waiting_for()[0]
-        fake.reply(votes[g.id], g.thread, "**APPROVE**")
-    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+def off_the_listing(site, topics: int, before: int = 0):
+    """Game topics with a vote each (after `before` other posts of the topic), then 60 posts
+    elsewhere: the votes are off the listing's first page. (topics, votes, the other topic)"""
+    games = [site.new_topic("alice", f"A game topic, number {i}", "The first post of the game topic.", "games")
+             for i in range(topics)]
+    for g in games:
+        for i in range(before):
+            site.reply("alice", g["id"], f"a remark in the game topic, number {i}", rules=False)
+    votes = [site.reply("bob", g["id"], "**APPROVE**") for g in games]
+    other = site.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
     for i in range(60):
-        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
-    monkeypatch.setattr(D, "MAX_PAGES", 1)
-    monkeypatch.setattr(D, "GAP_TOPIC_READS", 2)  # a topic's stream and one read of its posts
-    t.cycle()
-    assert (t.mod.state(a).votes, t.mod.state(b).votes) == ({votes[a.id]: "approve"}, {})
-    for i in range(60):  # another gap, in the first game's own topic this time
-        fake.reply("zed", a.thread, f"chatter in the first game, number {i}", rules=False)
-    t.cycle()
-    assert t.mod.state(b).votes == {votes[b.id]: "approve"}
+        site.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    return games, votes, other
+
+
+def busy_rechecks(site, forum, other: dict):
+    """recheck(posts) after a fetch whose listing has a new post: (paths read, texts given)."""
+    cursor = forum.fetch([], {}).cursor
+
+    def recheck(posts):
+        nonlocal cursor
+        site.reply("zed", other["id"], "someone else says something", rules=False)
+        cursor = forum.fetch([], cursor).cursor
+        n = len(site.requests)
+        got = forum.recheck([ref(p) for p in posts])
+        return [p for m, p in site.requests[n:]], [m.body for m in got]
+    return recheck
+
+
+def test_a_topic_re_checked_for_edits_is_read_again_only_recheck_every_later(fake, clock):  # noqa: F811
+    """A vote off the listing (post 27 of its topic) is re-read for edits at most once every
+    `recheck_every` seconds, however busy the site: a fetch a moment after the last read reads
+    nothing, one exactly `recheck_every` later reads the topic again, and the edit made
+    meanwhile comes back."""
+    (game,), (vote,), other = off_the_listing(fake, 1, before=25)
+    forum = make_forum(fake, recheck_every=60, monotonic=lambda: clock().timestamp())
+    recheck = busy_rechecks(fake, forum, other)
+    read = f"/t/{game['id']}/posts.json"
+    assert recheck([vote]) == ([read], ["**APPROVE**"])
+    fake.edit(vote["id"], "**REJECT** after all")
+    clock.advance(seconds=59)
+    assert recheck([vote]) == ([], [])
+    clock.advance(seconds=1)
+    assert recheck([vote]) == ([read], ["**REJECT** after all"])
+
+
+def test_the_topic_re_checked_longest_ago_goes_first(fake, clock):  # noqa: F811
+    """One topic a busy fetch is re-read for edits, the topics in turn; when one leaves the
+    turn (its command is no longer re-checked), the topic read longest ago goes next, not the
+    one the turn now points at, read a moment ago."""
+    games, votes, other = off_the_listing(fake, 3)
+    forum = make_forum(fake, monotonic=lambda: clock().timestamp())
+    recheck = busy_rechecks(fake, forum, other)
+    read = {v["id"]: f"/t/{g['id']}/posts.json" for g, v in zip(games, votes)}
+    order = []
+    for _ in range(3):
+        clock.advance(seconds=1)
+        paths, _ = recheck(votes)
+        order += paths
+    assert sorted(order) == sorted(read.values())  # each topic in turn
+    clock.advance(seconds=1)
+    left = [v for v in votes if read[v["id"]] != order[0]]  # the first read leaves the turn
+    assert recheck(left)[0] == [order[1]]
+
+
+def test_a_re_check_that_fails_names_the_topic(fake):  # noqa: F811
+    """A re-read for edits that Discourse fails (a 502) fails as one to try again, and the
+    failure says which topic it was reading."""
+    (game,), (vote,), other = off_the_listing(fake, 1)
+    forum = make_forum(fake, read_attempts=1)
+    recheck = busy_rechecks(fake, forum, other)
+    fake.faults.append(lambda m, p: (502, {"errors": ["bad gateway"]}) if p.endswith("/posts.json")
+                       and p.startswith("/t/") else None)
+    with pytest.raises(TransientError, match=f"^re-reading posts of topic {game['id']}: "):
+        recheck([vote])
