@@ -351,7 +351,7 @@ class DiscourseReads(DiscourseHTTP):
                 try:
                     posts = self._posts_by_id(tid, pids[i:i + IDS_PER_READ])
                 except PermanentError:
-                    continue  # the topic is gone: so are its posts
+                    break  # the topic is gone (Discourse says so before it looks at ids): so are its posts
                 except LoginFailed:
                     raise
                 except ForumError as e:

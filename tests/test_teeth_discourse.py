@@ -732,3 +732,118 @@ def test_a_first_read_takes_one_page_of_the_pm_list_and_goes_on_from_its_newest_
     late = fake.pm("latecomer", BOT, "hello from a latecomer", "just arrived, hello to you")
     pages, got = lists(got.cursor)
     assert pages == [""] and [m.body for m in got.inbound] == [first_post(fake, late)["raw"]]
+
+
+def test_a_pm_from_the_sites_first_admin_is_a_persons_and_is_answered(dtable, fake):  # noqa: F811
+    """On a real Discourse the forum's own accounts have ids below 1 (system -1, discobot -2)
+    and the first person to sign up, usually the site's admin, has id 1: a PM from that
+    person is a person's PM (no `admin` origin), and the bot answers it."""
+    t = dtable()
+    settle(t)
+    fake.user("founder", id=1, admin=True, moderator=True, trust_level=4)
+    pm = first_post(fake, fake.pm("founder", BOT, "a word from the site's admin", "hello bot, what can you do?"))
+    settle(t)
+    assert [r[6] for r in inbox_rows([ref(pm)]).values()] == [""]
+    assert fake.pms_to("founder")  # answered, unlike the forum's own accounts
+
+
+def test_a_game_topic_gone_costs_its_recheck_one_request_however_many_posts(fake):  # noqa: F811
+    """The posts re-checked for edits are read by id, 50 a request; when the first read
+    says their topic is gone (Discourse answers for the topic, TopicView.new, before it looks
+    at any post id), none of them is there any more: no more requests are spent on the rest,
+    and none of them comes back."""
+    game = fake.new_topic("alice", "A game topic about to vanish", "The first post of the game topic.", "games")
+    posts = [fake.reply("alice", game["id"], f"**APPROVE** number {i}", rules=False) for i in range(60)]
+    other = fake.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):  # the game topic's posts leave the listing's first page
+        fake.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    forum = make_forum(fake)
+    cursor = forum.fetch([], {}).cursor
+    fake.reply("zed", other["id"], "someone else says something", rules=False)  # a busy fetch
+    forum.fetch([], cursor)
+    with fake.lock:  # deleted for good (the bot is an admin: a soft delete it could still read)
+        for p in fake._by_topic.pop(game["id"]):
+            del fake.posts[p["id"]]
+        del fake.topics[game["id"]]
+        fake._rev += 1
+    n = len(fake.requests)
+    assert forum.recheck([ref(p) for p in posts]) == []
+    assert fake.requests[n:] == [("GET", f"/t/{game['id']}/posts.json")]
+
+
+
+def off_the_listing(site, topics: int, before: int = 0):
+    """Game topics with a vote each (after `before` other posts of the topic), then 60 posts
+    elsewhere: the votes are off the listing's first page. (topics, votes, the other topic)"""
+    games = [site.new_topic("alice", f"A game topic, number {i}", "The first post of the game topic.", "games")
+             for i in range(topics)]
+    for g in games:
+        for i in range(before):
+            site.reply("alice", g["id"], f"a remark in the game topic, number {i}", rules=False)
+    votes = [site.reply("bob", g["id"], "**APPROVE**") for g in games]
+    other = site.new_topic("zed", "Chatter elsewhere on the site", "Something else entirely here.", "general")
+    for i in range(60):
+        site.reply("zed", other["id"], f"unrelated chatter number {i}", rules=False)
+    return games, votes, other
+
+
+def busy_rechecks(site, forum, other: dict):
+    """recheck(posts) after a fetch whose listing has a new post: (paths read, texts given)."""
+    cursor = forum.fetch([], {}).cursor
+
+    def recheck(posts):
+        nonlocal cursor
+        site.reply("zed", other["id"], "someone else says something", rules=False)
+        cursor = forum.fetch([], cursor).cursor
+        n = len(site.requests)
+        got = forum.recheck([ref(p) for p in posts])
+        return [p for m, p in site.requests[n:]], [m.body for m in got]
+    return recheck
+
+
+def test_a_topic_re_checked_for_edits_is_read_again_only_recheck_every_later(fake, clock):  # noqa: F811
+    """A vote off the listing (post 27 of its topic) is re-read for edits at most once every
+    `recheck_every` seconds, however busy the site: a fetch a moment after the last read reads
+    nothing, one exactly `recheck_every` later reads the topic again, and the edit made
+    meanwhile comes back."""
+    (game,), (vote,), other = off_the_listing(fake, 1, before=25)
+    forum = make_forum(fake, recheck_every=60, monotonic=lambda: clock().timestamp())
+    recheck = busy_rechecks(fake, forum, other)
+    read = f"/t/{game['id']}/posts.json"
+    assert recheck([vote]) == ([read], ["**APPROVE**"])
+    fake.edit(vote["id"], "**REJECT** after all")
+    clock.advance(seconds=59)
+    assert recheck([vote]) == ([], [])
+    clock.advance(seconds=1)
+    assert recheck([vote]) == ([read], ["**REJECT** after all"])
+
+
+def test_the_topic_re_checked_longest_ago_goes_first(fake, clock):  # noqa: F811
+    """One topic a busy fetch is re-read for edits, the topics in turn; when one leaves the
+    turn (its command is no longer re-checked), the topic read longest ago goes next, not the
+    one the turn now points at, read a moment ago."""
+    games, votes, other = off_the_listing(fake, 3)
+    forum = make_forum(fake, monotonic=lambda: clock().timestamp())
+    recheck = busy_rechecks(fake, forum, other)
+    read = {v["id"]: f"/t/{g['id']}/posts.json" for g, v in zip(games, votes)}
+    order = []
+    for _ in range(3):
+        clock.advance(seconds=1)
+        paths, _ = recheck(votes)
+        order += paths
+    assert sorted(order) == sorted(read.values())  # each topic in turn
+    clock.advance(seconds=1)
+    left = [v for v in votes if read[v["id"]] != order[0]]  # the first read leaves the turn
+    assert recheck(left)[0] == [order[1]]
+
+
+def test_a_re_check_that_fails_names_the_topic(fake):  # noqa: F811
+    """A re-read for edits that Discourse fails (a 502) fails as one to try again, and the
+    failure says which topic it was reading."""
+    (game,), (vote,), other = off_the_listing(fake, 1)
+    forum = make_forum(fake, read_attempts=1)
+    recheck = busy_rechecks(fake, forum, other)
+    fake.faults.append(lambda m, p: (502, {"errors": ["bad gateway"]}) if p.endswith("/posts.json")
+                       and p.startswith("/t/") else None)
+    with pytest.raises(TransientError, match=f"^re-reading posts of topic {game['id']}: "):
+        recheck([vote])
