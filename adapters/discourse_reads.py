@@ -219,7 +219,7 @@ class DiscourseReads(DiscourseHTTP):
         sweep = state.get("sweep")
         changed = []
         newest = at
-        reached = first or at is None
+        reached = first  # (a bookmark of None: the list was empty, and all of it is new)
         pages = list(range(PM_PAGES))
         if sweep and not reached:
             start = max(1, int(sweep["page"]) - 1)

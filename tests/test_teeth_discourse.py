@@ -847,3 +847,25 @@ def test_a_re_check_that_fails_names_the_topic(fake):  # noqa: F811
                        and p.startswith("/t/") else None)
     with pytest.raises(TransientError, match=f"^re-reading posts of topic {game['id']}: "):
         recheck([vote])
+
+
+def test_pm_topics_arriving_after_an_empty_pm_list_are_all_read(fake, clock, monkeypatch):  # noqa: F811
+    """The bot's PM list was empty when it last read it (a new bot account, before anyone
+    wrote to it): then more PM topics arrive than one fetch's pages hold. The next fetches
+    read on down the list until every one of them is read; none is passed over because the
+    last read had no bump to stop at."""
+    import adapters.discourse_reads as D
+
+    monkeypatch.setattr(D, "PM_PAGES", 3)
+    forum = make_forum(fake)
+    cursor = forum.fetch([], {}).cursor  # the PM list: empty
+    for i in range(100):
+        clock.advance(seconds=1)
+        fake.pm(f"guest{i}", BOT, f"hello from guest {i}", f"guest {i} says hello", rules=False)
+    read: set[str] = set()
+    for _ in range(6):
+        clock.advance(seconds=1)
+        got = forum.fetch([], cursor)
+        cursor = got.cursor
+        read |= {m.author for m in got.inbound if m.kind == "pm"}
+    assert read == {f"guest{i}" for i in range(100)}
