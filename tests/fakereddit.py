@@ -72,28 +72,18 @@ import copy
 import html
 import itertools
 import json
-import os
-import random
 import re
-import signal
 import threading
 import time
 import zlib
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from tests.fakeserver import FakeServer, JSONHandler, Raw, load_fixture
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fake"
-
-
-def _fixture(name: str):
-    with open(FIXTURES / name, encoding="utf-8") as f:
-        return json.load(f)
-
-
-TEMPLATES = _fixture("templates.json")  # recorded objects; see tests/fixtures/fake/README.md
-ANSWERS = _fixture("answers.json")  # recorded answers and error bodies
+TEMPLATES = load_fixture(FIXTURES, "templates.json")  # recorded objects; see tests/fixtures/fake/README.md
+ANSWERS = load_fixture(FIXTURES, "answers.json")  # recorded answers and error bodies
 FORBIDDEN = json.loads(ANSWERS["forbidden"]["body"])  # {"message": "Forbidden", "error": 403}
 NOT_FOUND = {"message": "Not Found", "error": 404}
 SUBMIT_ERRORS = {  # not in the recordings: the codes are Reddit's, the texts are ours
@@ -102,13 +92,6 @@ SUBMIT_ERRORS = {  # not in the recordings: the codes are Reddit's, the texts ar
     "SUBREDDIT_NOTALLOWED": ("you aren't allowed to post there.", "sr"),
     "SUBREDDIT_NOEXIST": ("that subreddit doesn't exist", "sr"),
 }
-
-
-class Raw:
-    """An answer that is not JSON (an HTML error page, an empty redirect)."""
-
-    def __init__(self, body: str = "", content_type: str = "text/html", headers: dict | None = None):
-        self.body, self.content_type, self.headers = body, content_type, headers or {}
 
 
 def _t2(user: str | None) -> str | None:
@@ -147,7 +130,7 @@ def b36(n: int) -> str:
             return out
 
 
-class FakeReddit:
+class FakeReddit(FakeServer):
     def __init__(self, bot: str = "forumbot", clock=time.time):
         self.bot = bot
         self.clock = clock
@@ -161,15 +144,9 @@ class FakeReddit:
         self.info_asked: list[list[str]] = []  # the fullnames each /api/info asked for
         self.agents: set[str] = set()  # every User-Agent header a request carried
         self.logins: list[tuple[str, dict]] = []  # each token request: (its Authorization header, its form)
-        self.mutations = 0  # writes that landed (POSTs other than the token and morechildren)
-        self.kill_at: int | None = None  # SIGKILL `victim` right after this write
-        self.victim: int | None = None
-        self.killed = 0
-        self.faults: list = []  # callables (method, path) -> (status, body) | None, consumed in order
-        # Random faults: this share of requests fails, as one of FAULT_KINDS (seeded).
-        self.fault_rate = 0.0
-        self.fault_rng = random.Random(0)
-        self.injected: Counter = Counter()
+        # Writes that land are POSTs other than the token and morechildren; random faults
+        # are FAULT_KINDS (a GET: the first four), never on the token endpoint.
+        self._init_faults()
         self.ratelimit = {"x-ratelimit-remaining": "590", "x-ratelimit-used": "10",
                           "x-ratelimit-reset": "300"}
         # Reddit's own refusals and quirks, switchable per test (see the module docstring).
@@ -189,23 +166,7 @@ class FakeReddit:
         self.login = "ok"  # the token endpoint (doctor's tests): see _route_token
         self.scope = "*"  # the scopes a refresh token grants
         self.about: dict[str, dict] = {}  # {sub: fields} laid over a public sub's /r/{sub}/about
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       daemon=True)  # a quick stop()
-
-    # --- lifecycle -------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def start(self) -> "FakeReddit":
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._listen(self._handler())
 
     def praw_kwargs(self) -> dict:
         return dict(client_id="test", client_secret="secret", username=self.bot, password="pw",
@@ -400,7 +361,7 @@ class FakeReddit:
         admin mail, modmail with no author, another bot's PMs and replies, comment and post
         replies from a user and from AutoModerator), unread, with the bot as `dest`. Their
         timestamps are the recorded ones (2023-2025). Returns them, newest first."""
-        items = copy.deepcopy(_fixture("inbox_unread.json")["children"])
+        items = copy.deepcopy(load_fixture(FIXTURES, "inbox_unread.json")["children"])
         with self.lock:
             for thing in reversed(items):  # the listing is newest first; `messages` oldest first
                 thing["data"].update(dest=self.bot, new=True)
@@ -428,14 +389,6 @@ class FakeReddit:
     def _count(self, link: str) -> int:
         return sum(1 for c in self.comments if c["link_id"] == link)
 
-    def after_mutation(self) -> None:
-        """Count a write that landed; the crash sweep kills the bot right after the k-th."""
-        with self.lock:
-            self.mutations += 1
-            if self.kill_at is not None and self.mutations == self.kill_at and self.victim:
-                os.kill(self.victim, signal.SIGKILL)
-                self.killed += 1
-
     def mutating_requests(self) -> int:
         return sum(1 for m, p in self.requests if m == "POST" and _writes(p))
 
@@ -444,24 +397,8 @@ class FakeReddit:
     def _handler(self):
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):  # quiet
-                pass
-
-            def _reply(self, status: int, payload, headers=None):
-                headers = dict(headers or {})
-                if isinstance(payload, Raw):  # an HTML page, a redirect
-                    body, kind = payload.body.encode(), payload.content_type
-                    headers.update(payload.headers)
-                else:
-                    body, kind = json.dumps(payload).encode(), "application/json; charset=UTF-8"
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
+        class Handler(JSONHandler):
+            json_type = "application/json; charset=UTF-8"  # Reddit's spelling
 
             def _serve(self, method: str):
                 url = urlparse(self.path)
@@ -476,29 +413,17 @@ class FakeReddit:
                     fake.agents.add(self.headers.get("User-Agent") or "")
                     if "access_token" in path:
                         fake.logins.append((self.headers.get("Authorization") or "", form))
-                    fault = None
-                    for i, f in enumerate(fake.faults):  # the first fault that applies, once
-                        if (fault := f(method, path)) is not None:
-                            del fake.faults[i]
-                            break
-                    if fault is None and fake.fault_rate and "access_token" not in path \
-                            and fake.fault_rng.random() < fake.fault_rate:
-                        kinds = FAULT_KINDS if method == "POST" else FAULT_KINDS[:4]
-                        kind = fake.fault_rng.choice(kinds)
-                        fake.injected[kind] += 1
-                        fault = FAULTS[kind]
+                    kinds = None if "access_token" in path else FAULT_KINDS if method == "POST" else FAULT_KINDS[:4]
+                    fault = fake.pick_fault(method, path, kinds, FAULTS)
                 if fault is not None:
                     status, payload, after = fault if len(fault) == 3 else (*fault, None)
-                    if after == "commit":  # the write lands, then the answer fails
+                    if after == "commit":  # the write lands (not counted), then the answer fails
                         fake.route(method, path, query, form)
-                    if status == 0:  # drop the connection
-                        self.close_connection = True
-                        return
-                    return self._reply(status, payload, {"retry-after": "1"} if status == 429 else None)
+                    return self.reply_fault(status, payload, "retry-after")
                 status, payload = fake.route(method, path, query, form)
                 if method == "POST" and _writes(path):
                     fake.after_mutation()  # may SIGKILL the bot: the write has landed, no answer
-                self._reply(status, payload, dict(fake.ratelimit))
+                self.reply(status, payload, dict(fake.ratelimit))
 
             def do_GET(self):
                 self._serve("GET")

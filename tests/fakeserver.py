@@ -1,5 +1,5 @@
-"""What a fake forum's HTTP side needs, whatever the forum (tests/fakediscourse.py uses it;
-tests/fakereddit.py has its own copy of the same): a real HTTP server on 127.0.0.1, one
+"""What a fake forum's HTTP side needs, whatever the forum (tests/fakediscourse.py and
+tests/fakereddit.py build on it): a real HTTP server on 127.0.0.1, one
 thread a request, that stops quickly; answers that are not JSON (`Raw`); faults, one-off
 (`faults`: callables (method, path) -> fault | None, the first that applies is used once)
 and random (`fault_rate` of requests, as one of the kinds a request may get, from the
@@ -111,3 +111,11 @@ class JSONHandler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
+
+    def reply_fault(self, status: int, payload, retry_after: str = "Retry-After") -> None:
+        """A fault's answer: status 0 drops the connection, a 429 asks to come back in a second
+        (`retry_after`: the header's spelling)."""
+        if status == 0:
+            self.close_connection = True
+            return
+        self.reply(status, payload, {retry_after: "1"} if status == 429 else None)
