@@ -30,6 +30,8 @@ def test_the_core_commands():
         TakeCard(at, "bob", "Strong Leader", "carol")
     assert command_for(s, parse_comment("**PLAY: Prepare for the Future -> Badge**")[0], "bob", "thread", at) == \
         PlayCard(at, "bob", "Prepare for the Future", "Badge")  # a card, not a name: the card decides
+    assert command_for(s, parse_comment("**PLAY: Chicago Proxy -> carol REJECT**")[0], "bob", "thread", at) == \
+        PlayCard(at, "bob", "Chicago Proxy", "carol", "reject")  # the vote it casts for carol goes with it
     assert command_for(s, parse_comment("**PROXY: carol APPROVE**")[0], "bob", "thread", at) == \
         ProxyVote(at, "bob", "carol", "approve")
     assert command_for(s, parse_pm("CHOOSE: carol")[0], "bob", "pm", at) == Choose(at, "bob", "carol", "pm")

@@ -393,3 +393,15 @@ def test_a_new_game_naming_the_bots_own_account_is_refused_to_the_host(db, clock
     for _ in range(2):
         t.cycle()
     assert store.Game.select().count() == 1 and len(forum.threads()) == 1
+
+
+def test_a_host_command_naming_a_tag_too_long_repeats_it_cut_short(local_game):
+    """A host's command by PM naming a tag longer than any game's number: no game is named,
+    and the answer repeats the tag cut to the digits a tag can have, with an ellipsis, never
+    the whole string the host typed."""
+    t = local_game()
+    n = len(t.people.pms_to("host"))
+    t.people.pm("host", "extend", "EXTEND G12345678901234 1h")
+    t.cycle()
+    (answer,) = t.people.pms_to("host")[n:]
+    assert "G123456789\u2026" in answer and "G1234567890" not in answer, answer
