@@ -460,3 +460,17 @@ def test_comments_found_after_a_thread_outage_do_not_delay_later_deadlines(db, c
     clock.advance(seconds=(due - clock()).total_seconds() + 30)
     t.cycle()
     assert t.state.phase != "team_vote", "the deadline waited for a clock behind that is not"
+
+
+def test_a_vote_whose_id_another_forum_used_in_the_same_database_still_counts(local_game, clock):
+    """One database serves two forums (a Reddit and a Discourse bot, say) whose ids can be the
+    same: a message is "already read" only if this forum's inbox holds it. A vote whose id the
+    other forum's inbox holds is stored and counts."""
+    t = local_game()
+    t.propose()
+    at = store.naive(clock())
+    store.Inbound.insert_many([dict(forum="elsewhere", ext_id=f"c{n}", kind="comment", author="zed", body="hi",
+                                    created=at, state="done") for n in range(1, 400)]).execute()
+    t.say("bob", "**APPROVE**")
+    t.cycle()
+    assert t.state.votes.get("bob") == "approve"
