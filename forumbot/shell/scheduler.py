@@ -6,10 +6,16 @@ store is needed).
 A cycle that could not read the forum (or reach the database) is logged as an error, and
 the next one waits longer each time (backoff, up to MAX_BACKOFF), until one succeeds.
 SIGTERM (how systemd and Docker stop a service) and Ctrl-C let the current cycle finish,
-then the bot logs "stopped" and exits."""
+then the bot logs "stopped" and exits.
+
+With a heartbeat file (`FORUMBOT_HEARTBEAT`, set by deploy/Dockerfile), each finished cycle
+writes into it the time (Unix seconds) by which the next cycle will have finished; a
+healthcheck compares it with the clock, so a bot whose loop hangs or died shows unhealthy,
+while a bot waiting out a forum's outage (backoff) does not."""
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from datetime import datetime, timedelta, timezone
@@ -38,8 +44,10 @@ def backoff(failures: int, poll_interval: float) -> float:
 class Runner:
     """The scheduler, its tick and the count of failed cycles in a row."""
 
-    def __init__(self, moderator, poll_interval: float, keeper=None):
+    def __init__(self, moderator, poll_interval: float, keeper=None, heartbeat: str | None = None):
         self.moderator = moderator
+        self.heartbeat = heartbeat  # a file each finished cycle writes (see the module's text)
+        self.heartbeat_failed = False
         self.poll_interval = poll_interval
         # botlock.Keeper: the bot lock, checked before each cycle (`run` sets the moderator's)
         self.keeper = keeper if keeper is not None else getattr(moderator, "keeper", None)
@@ -89,6 +97,24 @@ class Runner:
             except Exception:  # the scheduler is shutting down: nothing more to plan
                 if not self.stopping:
                     log.exception("planning the next cycle failed")
+            self.beat(backoff(self.failures, self.poll_interval))
+
+    def beat(self, wait: float) -> None:
+        """Write the heartbeat: the next cycle starts within `wait` seconds and a cycle may run
+        late by GRACE; a missed write is logged once, and never stops the bot."""
+        if not self.heartbeat:
+            return
+        due = int(datetime.now(timezone.utc).timestamp() + wait + GRACE)
+        part = f"{self.heartbeat}.part"
+        try:
+            with open(part, "w", encoding="ascii") as f:
+                f.write(f"{due}\n")
+            os.replace(part, self.heartbeat)
+            self.heartbeat_failed = False
+        except OSError as e:
+            if not self.heartbeat_failed:
+                log.error("cannot write the heartbeat file %s: %s", self.heartbeat, e.strerror or e)
+            self.heartbeat_failed = True
 
     def stop(self) -> None:
         """Let the cycle under way finish, then stop."""
@@ -137,9 +163,11 @@ class _Stop(BaseException):
     swallows it)."""
 
 
-def run_forever(moderator, poll_interval: int, keeper=None) -> int:
-    """Run until stopped; the exit code (3: another bot took the database)."""
-    runner = Runner(moderator, poll_interval, keeper)
+def run_forever(moderator, poll_interval: int, keeper=None, heartbeat: str | None = None) -> int:
+    """Run until stopped; the exit code (3: another bot took the database). The heartbeat
+    file is `heartbeat`, else the one FORUMBOT_HEARTBEAT names, else none."""
+    runner = Runner(moderator, poll_interval, keeper,
+                    heartbeat if heartbeat is not None else os.environ.get("FORUMBOT_HEARTBEAT") or None)
     runner.run()
     return runner.exit_code
 
