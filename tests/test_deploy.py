@@ -140,7 +140,10 @@ def test_compose_parses_and_names_the_settings_the_bot_reads():
     user, password, host, dbname = url.groups()
     assert host == "db" and user == db["environment"]["POSTGRES_USER"]
     assert dbname == db["environment"]["POSTGRES_DB"]
-    assert password == _default(db["environment"]["POSTGRES_PASSWORD"])
+    assert password == "PASSWORD"  # a placeholder the operator replaces
+    # no default password: compose stops with this message until POSTGRES_PASSWORD is set
+    required = re.fullmatch(r"\$\{POSTGRES_PASSWORD:\?([^}]+)\}", db["environment"]["POSTGRES_PASSWORD"])
+    assert required and "POSTGRES_PASSWORD" in required.group(1)
     assert bot["depends_on"]["db"]["condition"] == "service_healthy"
     assert "pg_isready" in " ".join(db["healthcheck"]["test"])
     volume = db["volumes"][0].split(":")[0]
@@ -276,3 +279,118 @@ def test_the_install_script_is_posix_sh(path):
     assert subprocess.run(["sh", "-n", str(ROOT / path)]).returncode == 0
     assert (ROOT / path).read_text().startswith("#!/bin/sh\n")
     assert os.access(ROOT / path, os.X_OK)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--dry-run"], ["--dry-run", "--help"]])
+def test_install_sh_help_and_dry_run_change_nothing(tmp_path, args):
+    dest = tmp_path / "root"
+    environ = dict(os.environ, DESTDIR=str(dest), PYTHON=sys.executable, PACKAGE="/no/such/wheel")
+    r = subprocess.run(["sh", str(DEPLOY / "install.sh"), *args], env=environ, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert not dest.exists()  # no folder, no venv, no settings, no unit
+    if {"--help", "-h"} & set(args):
+        assert "--dry-run" in r.stdout and "DESTDIR" in r.stdout and "would run" not in r.stdout
+    else:
+        assert "nothing is changed" in r.stdout
+        assert f"would run: install -d -m 0750 {dest}/etc/forumbot" in r.stdout
+        assert f"would write: {dest}/etc/systemd/system/forumbot.service" in r.stdout
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["install"], ["--dry-run", "-x"]])
+def test_install_sh_refuses_an_unknown_argument_before_touching_anything(tmp_path, args):
+    dest = tmp_path / "root"
+    environ = dict(os.environ, DESTDIR=str(dest), PYTHON=sys.executable, PACKAGE="/no/such/wheel")
+    r = subprocess.run(["sh", str(DEPLOY / "install.sh"), *args], env=environ, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2
+    assert "unknown argument" in r.stderr and "--help" in r.stderr
+    assert r.stderr.count("\n") == 1 and not dest.exists()
+
+
+def test_the_build_context_leaves_out_secrets_databases_and_the_venv():
+    ignored = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    for pattern in (".git", ".venv", "*.db", "*.db-wal", "**/settings.ini"):
+        assert pattern in ignored, pattern
+    copies = " ".join(re.findall(r"^COPY (.+) \S+$", (DEPLOY / "Dockerfile").read_text(), re.M)).split()
+    assert not set(copies) & set(ignored)  # what the image is built from is still sent
+
+
+HEALTHY = re.compile(r'^HEALTHCHECK .*?CMD (\[.*\])$', re.M)
+
+
+def _healthcheck(heartbeat: Path, now_offset: int = 0) -> int:
+    """Runs the Dockerfile's healthcheck command, as Docker would, against `heartbeat`."""
+    import json
+
+    text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", " ")
+    cmd = json.loads(HEALTHY.search(text).group(1))
+    return subprocess.run(cmd, env=dict(os.environ, FORUMBOT_HEARTBEAT=str(heartbeat))).returncode
+
+
+def test_the_dockerfile_healthcheck_reads_the_heartbeat_the_bot_writes(tmp_path):
+    from forumbot.shell.moderator import CycleReport
+    from forumbot.shell.scheduler import GRACE, Runner
+
+    text = (DEPLOY / "Dockerfile").read_text()
+    assert "FORUMBOT_HEARTBEAT=/var/lib/forumbot/heartbeat" in text  # the bot's working directory
+    heartbeat = tmp_path / "heartbeat"
+    assert _healthcheck(heartbeat) != 0  # no cycle has finished yet
+    heartbeat.write_text(f"{int(time.time()) - 5}\n")
+    assert _healthcheck(heartbeat) != 0  # the next cycle is overdue: the loop hangs or died
+
+    class Mod:
+        forum = type("F", (), {"traits": type("T", (), {"listing_window": 500})()})()
+        errors: list[str] = []
+
+        def cycle(self):
+            return CycleReport(errors=list(self.errors))
+
+        def next_deadline(self):
+            return None
+
+    runner = Runner(Mod(), 30, heartbeat=str(heartbeat))
+    try:
+        runner.tick()
+        due = int(heartbeat.read_text())
+        assert abs(due - (time.time() + 30 + GRACE)) < 5
+        assert _healthcheck(heartbeat) == 0
+        Mod.errors = ["fetch: the forum is down"]  # a forum's outage: the bot waits longer, and stays healthy
+        runner.tick()
+        runner.tick()
+        assert abs(int(heartbeat.read_text()) - (time.time() + 60 + GRACE)) < 5
+        assert _healthcheck(heartbeat) == 0
+    finally:
+        runner.sched.shutdown(wait=False) if runner.sched.running else None
+
+
+def test_a_heartbeat_that_cannot_be_written_is_logged_once_and_the_bot_goes_on(tmp_path, caplog):
+    from forumbot.shell.moderator import CycleReport
+    from forumbot.shell.scheduler import Runner
+
+    class Mod:
+        forum = type("F", (), {"traits": type("T", (), {"listing_window": 500})()})()
+
+        def cycle(self):
+            return CycleReport()
+
+        def next_deadline(self):
+            return None
+
+    runner = Runner(Mod(), 30, heartbeat=str(tmp_path / "no" / "such" / "heartbeat"))
+    with caplog.at_level(logging.ERROR, logger="forumbot"):
+        runner.tick()
+        runner.tick()
+    said = [r for r in caplog.records if "heartbeat" in r.getMessage()]
+    assert len(said) == 1 and runner.failures == 0
+
+
+def test_a_licence_is_declared_and_the_recorded_answers_keep_theirs():
+    import tomllib
+
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"] == {"text": "MIT"}
+    praw = (ROOT / "tests/fixtures/recorded/LICENSE-praw.txt").read_text()
+    assert "Copyright (c) 2016, Bryce Boe" in praw and "Redistributions of source code" in praw
+    assert "LICENSE-praw.txt" in (ROOT / "tests/fixtures/recorded/README.md").read_text()
