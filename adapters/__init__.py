@@ -23,6 +23,7 @@ class Adapter:
     bot_name_key: str | None = None  # the setting that names the bot's account
     writes_per_minute: int = 60  # the default of `[bot] writes_per_minute` for this forum
     checks: str = ""  # "module:function": doctor's checks, (forum, section, places) -> (status, name, detail)
+    optional: tuple[str, ...] = ()  # the other keys its section may hold (any other is a typo)
 
     def load(self) -> Any:
         module, _, name = self.target.partition(":")
@@ -35,6 +36,10 @@ class Adapter:
             if not any(section.get(k) for k in group):
                 out.append(f"{group[0]} (or {' or '.join(group[1:])})")
         return out
+
+    def keys(self) -> tuple[str, ...]:
+        """Every key its INI section may hold."""
+        return (*self.needs, *(k for group in self.one_of for k in group), *self.optional)
 
     def doctor(self) -> Callable[..., Iterable[tuple[str, str, str]]] | None:
         if not self.checks:
@@ -50,14 +55,16 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
                    "client_secret": "the app's secret",
                    "username": "the bot's Reddit account"},
             one_of=(("password", "refresh_token"),), guide="Deploying on a server",
-            bot_name_key="username", checks="adapters.reddit_checks:doctor_checks"),
+            bot_name_key="username", checks="adapters.reddit_checks:doctor_checks",
+            optional=("user_agent", "subreddit", "oauth_url", "reddit_url")),
     Adapter("discourse", "adapters.discourse:DiscourseForum",
             needs={"url": "the forum's address, like https://forum.example.org",
                    "api_key": "a key for the bot's user (Admin > Advanced > API Keys)",
                    "api_username": "the bot's username"},
             guide="Hosting on Discourse", bot_name_key="api_username",
             # Discourse allows 60 requests a minute for all of a site's admin keys, reads included
-            writes_per_minute=40, checks="adapters:discourse_doctor"),
+            writes_per_minute=40, checks="adapters:discourse_doctor",
+            optional=("category", "max_post_length")),
 )}
 
 

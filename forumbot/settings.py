@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import configparser
+import difflib
 import os
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -35,7 +36,6 @@ class Settings:
     log_level: str = "info"  # debug | info | warning | error
     log_format: str = "text"  # text | json (one object a line)
     path: str | None = None  # the file these came from (None: no settings file)
-    unknown: list[str] = field(default_factory=list)  # keys the bot does not know ("[bot] pol_interval")
 
     def secrets(self) -> list[str]:
         """Every secret these settings hold: the database password, API keys, passwords."""
@@ -86,12 +86,15 @@ def load_settings(path: str | None = None) -> Settings:
     except configparser.MissingSectionHeaderError:
         raise SettingsError(f"settings file {path} is not a valid INI file: it must start with a "
                             "section header such as [bot] (see settings.example.ini)") from None
+    except configparser.ParsingError as e:  # (the line itself is not shown: it may hold a password)
+        lines = ", ".join(str(n) for n, _ in e.errors[:5]) + (", ..." if len(e.errors) > 5 else "")
+        raise SettingsError(f"settings file {path}, line {lines}: not a setting; write key = value under "
+                            "its [section] (see settings.example.ini)") from None
     except configparser.Error as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SettingsError(f"settings file {path} is not a valid INI file: {shown(first, 400)}") from None
     s.path = path
-    s.unknown = [f"[{name}] {key}" for name, keys in KNOWN_KEYS.items() if cp.has_section(name)
-                 for key in cp[name] if key not in keys and key not in cp.defaults()]
+    _known_only(cp, path)
     for name in ADAPTERS:  # (first: no message below may show a secret)
         if name != "local" and cp.has_section(name):
             s.sections[name] = {k: v.strip() for k, v in cp[name].items() if v.strip()}
@@ -130,6 +133,31 @@ def load_settings(path: str | None = None) -> Settings:
     return s
 
 
+def _known_only(cp: configparser.ConfigParser, path: str) -> None:
+    """SettingsError naming each section or key the bot does not know, and the nearest one it
+    does (a misspelt setting would otherwise be left at its default in silence)."""
+    known = dict(KNOWN_KEYS)
+    known.update({name: a.keys() for name, a in ADAPTERS.items() if name != "local"})
+    wrong = [f"[DEFAULT] {k}: the settings have no [DEFAULT] section; write it under its own section"
+             for k in cp.defaults()]
+    for name in cp.sections():
+        if name not in known:
+            near = difflib.get_close_matches(name.lower(), list(known), n=1, cutoff=0.6)
+            wrong.append(f"[{shown(name, 40)}] is not a section" + (f" (did you mean [{near[0]}]?)" if near else
+                         f" (the sections are {', '.join(f'[{k}]' for k in known)})"))
+            continue
+        for key in cp[name]:
+            if key in known[name] or key in cp.defaults():
+                continue
+            near = difflib.get_close_matches(key, list(known[name]), n=1, cutoff=0.6)
+            wrong.append(f"[{name}] {shown(key, 40)} is not a setting" + (f" (did you mean {near[0]}?)" if near else
+                         f" ([{name}] takes {', '.join(known[name])})"))
+    if wrong:
+        raise SettingsError(f"settings file {path}: {'; '.join(wrong[:5])}"
+                            f"{f' (and {len(wrong) - 5} more)' if len(wrong) > 5 else ''}. "
+                            "settings.example.ini lists every setting")
+
+
 def shown(value: str, limit: int = 60) -> str:
     """A value as a message may show it: one line, at most `limit` characters, no credential."""
     text = " ".join(masked_text(str(value)).split())
@@ -142,6 +170,8 @@ def _duration(bot, key: str, default: str, bounds: tuple[int, int], like: str) -
     low, high = bounds
     written = bot.get(key, "").strip() or default
     why = f"must be a duration from {format_duration(low)} to {format_duration(high)}, like {like}"
+    if written.strip("0").lower() in ("s", "m", "h", "d", ""):  # 0, 0s, 00m: nothing
+        raise SettingsError(f"[bot] {key} = {shown(written)}: must be more than 0 ({why})")
     try:
         seconds = parse_duration(written) if len(written) <= 20 else None
     except ValueError:

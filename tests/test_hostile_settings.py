@@ -342,7 +342,9 @@ def test_hostile_settings_files_through_the_commands_as_processes(name, command,
 
 
 def test_hostile_settings_a_misspelt_key_is_named_by_doctor(tmp_path, capsys):
-    """A misspelt key would silently leave its setting at the default: doctor names it."""
+    """A misspelt key would silently leave its setting at the default: doctor fails on it,
+    naming it and the key meant. (It was a warning, and doctor passed: the defect issue 25
+    names, so this assertion changed with the fix.)"""
     from forumbot.cli.main import main
 
     path = tmp_path / "settings.ini"
@@ -354,7 +356,9 @@ def test_hostile_settings_a_misspelt_key_is_named_by_doctor(tmp_path, capsys):
     finally:
         forget_secrets()
     out = capsys.readouterr().out
-    assert code == 0, out
-    warned = [line for line in out.splitlines() if line.startswith("warn  settings:")]
-    assert len(warned) == 2 and "[bot] poll_intervall is not a setting" in warned[0], out
-    assert "[database] uri" in warned[1]
+    assert code != 0, out
+    failed = [line for line in out.splitlines() if line.startswith("FAIL  settings:")]
+    assert len(failed) == 1, out
+    assert "[bot] poll_intervall is not a setting (did you mean poll_interval?)" in failed[0], out
+    assert "[database] uri is not a setting (did you mean url?)" in failed[0], out
+    assert not (tmp_path / "bot.db").exists() and not (tmp_path / "local.db").exists()

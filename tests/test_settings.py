@@ -1,4 +1,6 @@
 """The INI settings of commands.md."""
+import os
+
 import pytest
 
 from forumbot.settings import SettingsError, load_settings
@@ -77,3 +79,64 @@ def test_hosts_may_be_written_as_each_forum_mentions_them(tmp_path):
     p = tmp_path / "s.ini"
     p.write_text("[bot]\nforum = local\nhosts = u/alice, @bob, carol\n")
     assert load_settings(str(p)).hosts == {"alice", "bob", "carol"}
+
+
+# --- misspelt settings are errors, naming the nearest known one (issue 25, item 5) ----------------
+
+TYPOS = [
+    ("[bot]\nforum = local\npol_interval = 30s\n", "[bot] pol_interval is not a setting (did you mean poll_interval?)"),
+    ("[bot]\nforum = local\n[databse]\nurl = postgresql://fb:s3cr3tpw@db.example/fb\n",
+     "[databse] is not a section (did you mean [database]?)"),
+    ("[reddit]\nclientid = abc\nclient_secret = x\nusername = bot\npassword = pw\n",
+     "[reddit] clientid is not a setting (did you mean client_id?)"),
+    ("[discourse]\nurl = https://f.example\napi_key = k\napi_username = b\ncatgory = games\n",
+     "[discourse] catgory is not a setting (did you mean category?)"),
+    ("[Bot]\nforum = local\n", "[Bot] is not a section (did you mean [bot]?)"),
+    ("[bot]\nforum = local\nzzz = 1\n", "[bot] zzz is not a setting ([bot] takes forum, poll_interval"),
+    ("[DEFAULT]\npoll_interval = 5m\n[bot]\nforum = local\n", "[DEFAULT] poll_interval: the settings have no [DEFAULT]"),
+]
+
+
+@pytest.mark.parametrize("text,said", TYPOS)
+def test_an_unknown_section_or_key_is_an_error_naming_the_nearest_known_one(tmp_path, text, said):
+    path = tmp_path / "settings.ini"
+    path.write_text(text)
+    with pytest.raises(SettingsError) as e:
+        load_settings(str(path))
+    assert said in str(e.value)
+    assert "s3cr3tpw" not in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("command", [["doctor"], ["run", "--once"], ["check-config", "CONFIG"]])
+def test_run_doctor_and_check_config_refuse_a_misspelt_setting(tmp_path, capsys, command):
+    from forumbot.cli.main import main
+
+    path = tmp_path / "settings.ini"
+    path.write_text(f"[bot]\nforum = local\npol_interval = 30s\n[database]\nurl = sqlite:///{tmp_path}/bot.db\n"
+                    f"[local]\npath = {tmp_path}/local.db\n")
+    os.chmod(path, 0o600)
+    config = tmp_path / "config.yaml"
+    config.write_text("preset: resistance\nplayers: [a, b, c, d, e]\n")
+    argv = [str(config) if a == "CONFIG" else a for a in command]
+    code = main([argv[0], "--settings", str(path), *argv[1:]])
+    out = capsys.readouterr()
+    assert code != 0
+    assert "pol_interval is not a setting (did you mean poll_interval?)" in out.out + out.err
+    assert not (tmp_path / "bot.db").exists() and not (tmp_path / "local.db").exists()  # nothing was made
+
+
+@pytest.mark.parametrize("written", ["0s", "0", "00m", "0h"])
+def test_a_zero_poll_interval_must_be_more_than_0(tmp_path, written):
+    path = tmp_path / "settings.ini"
+    path.write_text(f"[bot]\nforum = local\npoll_interval = {written}\n")
+    with pytest.raises(SettingsError, match=r"\[bot\] poll_interval = .*: must be more than 0"):
+        load_settings(str(path))
+
+
+def test_a_line_without_equals_names_its_line_and_does_not_show_it(tmp_path):
+    path = tmp_path / "settings.ini"
+    path.write_text("[bot]\nforum = local\n\n[reddit]\nclient_id = x\npassword hunter2secret\n")
+    with pytest.raises(SettingsError) as e:
+        load_settings(str(path))
+    assert "line 6" in str(e.value) and "key = value" in str(e.value)
+    assert "hunter2secret" not in str(e.value)

@@ -64,9 +64,6 @@ def checks(settings_path: str | None = None):
     yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {masked(s.database_url)}")
     if s.path:
         yield from _file_mode(s.path)
-    for key in s.unknown:  # (a misspelt key is otherwise silently left at its default)
-        yield Check(WARN, "settings", f"{shorter(key)} is not a setting: it is ignored (settings.example.ini "
-                    "has them all)")
     missing = forum_problems(s)
     adapter = ADAPTERS[s.forum]
     if missing:
