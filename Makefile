@@ -3,8 +3,16 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+BOT := $(VENV)/.bot
 
 .PHONY: demo test test-long test-mutation bench lint clean
+
+# The bot alone (what `make demo` needs); the test and lint tools come with `make test`.
+$(BOT): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $(BOT)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(BOT)
 	$(PY) -m forumbot demo $(ARGS)
 
 # Both cores (pytest-xdist); each worker has its own PostgreSQL database (tests/conftest.py).

@@ -1,12 +1,14 @@
 """Every config in the README's "Hosting a game" section passes check-config."""
 import pathlib
 import re
+import subprocess
 
 import pytest
 
 from forumbot.gameconfig import parse_config
 
-README = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+ROOT = pathlib.Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text()
 HOSTING = README[README.index("## Hosting a game"):README.index("## Playing")]
 CONFIGS = re.findall(r"```yaml\n(.*?)```", HOSTING, re.S)
 
@@ -48,3 +50,15 @@ def test_every_player_command_is_in_the_readme():
                  "SABOTAGE", "GIVE", "PLAY", "PROXY", "TAKE", "CHOOSE", "PASS", "LADY", "ASSASSINATE",
                  "STATUS", "HELP"):
         assert word in playing, word
+
+
+def test_make_demo_installs_only_what_the_bot_needs(tmp_path):
+    """`make demo` on a fresh machine: the bot alone, no test or lint tools (`make test` adds them)."""
+    demo = subprocess.run(["make", "-n", "demo", f"VENV={tmp_path}/venv"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert demo.returncode == 0, demo.stderr
+    installs = [line for line in demo.stdout.splitlines() if "pip install" in line and "--upgrade pip" not in line]
+    assert installs == [f"{tmp_path}/venv/bin/python -m pip install -q -e ."], demo.stdout
+    test = subprocess.run(["make", "-n", "test", f"VENV={tmp_path}/venv"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert "-e '.[test]'" in test.stdout
