@@ -77,3 +77,44 @@ def test_hosts_may_be_written_as_each_forum_mentions_them(tmp_path):
     p = tmp_path / "s.ini"
     p.write_text("[bot]\nforum = local\nhosts = u/alice, @bob, carol\n")
     assert load_settings(str(p)).hosts == {"alice", "bob", "carol"}
+
+
+# --- percent signs, outage_grace, a file that is not INI ---------------------------------
+
+
+def test_a_percent_in_a_setting_is_taken_as_written(tmp_path):
+    f = tmp_path / "s.ini"
+    f.write_text("[reddit]\nusername = thebot\npassword = ab%cd\nuser_agent = bot 100%\n")
+    s = load_settings(str(f))
+    assert s.reddit["password"] == "ab%cd" and s.reddit["user_agent"] == "bot 100%"
+
+
+def test_outage_grace(tmp_path):
+    f = tmp_path / "s.ini"
+    f.write_text("[bot]\nforum = local\n")
+    assert load_settings(str(f)).outage_grace == 3600
+    f.write_text("[bot]\noutage_grace = 30m\n")
+    assert load_settings(str(f)).outage_grace == 1800
+    f.write_text("[bot]\noutage_grace =\n")
+    assert load_settings(str(f)).outage_grace == 3600
+    for bad in ("soon", "none", "0s"):
+        f.write_text(f"[bot]\noutage_grace = {bad}\n")
+        with pytest.raises(SettingsError, match="outage_grace"):
+            load_settings(str(f))
+
+
+def test_the_example_settings_document_outage_grace():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "settings.example.ini"
+    assert "outage_grace" in path.read_text()
+    assert load_settings(str(path)).outage_grace == 3600
+
+
+@pytest.mark.parametrize("text", ["no section header here\n", "[bot]\nforum = local\nforum = reddit\n",
+                                  "[bot]\n[bot]\n"])
+def test_a_broken_settings_file_is_a_settings_error(tmp_path, text):
+    f = tmp_path / "s.ini"
+    f.write_text(text)
+    with pytest.raises(SettingsError):
+        load_settings(str(f))

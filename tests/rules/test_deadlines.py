@@ -1,10 +1,14 @@
-"""Deadlines through the moderator with an injected clock."""
+"""Deadlines through the moderator with an injected clock, and when a reminder goes out."""
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from forumbot.rules import deadlines
+from forumbot.rules.config import default_deadlines
 from forumbot.rules.deadlines import format_duration, parse_duration
+from forumbot.rules.presets import PRESETS
 
 
 @pytest.fixture
@@ -211,3 +215,51 @@ def test_abstain_can_be_forbidden(local_game):
     t.cycle()
     assert "does not allow ABSTAIN" in t.people.thread(t.game.thread)[-1]
     assert t.export()["events"] == events
+
+
+# --- reminders -----------------------------------------------------------------------
+
+
+def _pure_game(**d):
+    from tests.support.pure import Game
+
+    return Game(deadlines=replace(default_deadlines(PRESETS["resistance"]), **d))
+
+
+@pytest.mark.parametrize("team_vote,before,after", [
+    (3 * 3600, 1 * 3600, 2 * 3600),       # a long phase: remind_before the deadline
+    (3 * 3600, 4 * 3600, 90 * 60),        # shorter than remind_before: at half its length
+    (3 * 3600, 3 * 3600, 90 * 60),        # as long as remind_before: not at the opening either
+    (61, 3600, 30),
+])
+def test_remind_at_half_a_phase_shorter_than_remind_before(team_vote, before, after):
+    g = _pure_game(team_vote=team_vote, remind_before=before)
+    g.propose()
+    s = g.state
+    assert s.phase == "team_vote"
+    assert deadlines.remind_at(s) == s.phase_opened_at + timedelta(seconds=after)
+    assert deadlines.remind_at(s) > s.phase_opened_at
+
+
+def test_a_short_phase_reminds_at_half_its_length_in_a_game(local_game, clock):
+    t = local_game(extra="deadlines: {team_vote: 3h, remind_before: 4h}\n")
+
+    def reminded(name):
+        return [p for p in t.people.pms_to(name) if "reminder" in p]
+
+    t.propose()
+    assert t.state.phase == "team_vote"
+    t.say("alice", "**APPROVE**")
+    clock.advance(minutes=1)
+    t.cycle()
+    t.cycle()
+    assert not reminded("dave")
+    clock.advance(hours=1, minutes=28)  # 1h29 after the opening
+    t.cycle()
+    assert not reminded("dave")
+    clock.advance(minutes=2)  # 1h31: half of the 3h phase has passed
+    t.cycle()
+    assert len(reminded("dave")) == 1 and not reminded("alice")
+    clock.advance(hours=1)
+    t.cycle()
+    assert len(reminded("dave")) == 1

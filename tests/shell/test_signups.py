@@ -1,5 +1,6 @@
 """Sign-ups: `players: signup`, JOIN and LEAVE in the thread, the start at a full table or at
-the deadline, and the host asked when too few have joined."""
+the deadline, the host asked when too few have joined, and who may not join (a deleted
+author, a spectator)."""
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,7 @@ from forumbot import store
 from forumbot.archive.export import export_game
 from forumbot.gameconfig import parse_config
 from forumbot.shell.moderator import Moderator
+from forumbot.shell.signups import joined
 from tests.fakes.table import LocalPeople
 
 CONFIG = ("preset: resistance\nleader_order: listed\nplayers: signup\nmin_players: 5\n"
@@ -185,3 +187,52 @@ def test_signups_in_their_own_thread_then_a_new_game_thread(db, clock):
     mod.cycle()
     assert mod.state(game).team == ("zoe", "yan")
     assert "Still to vote" in [t for t in forum.threads() if f"t{t['id']}" == game.thread][0]["body"]
+
+
+# --- who may sign up ------------------------------------------------------------------------
+
+SIGNUP_WITH = ("preset: resistance\nleader_order: listed\nplayers: signup\nmin_players: 5\n"
+          "max_players: 7\ndeadlines: {{signup: 2d}}\n{extra}")
+
+
+@pytest.fixture
+def signup_with(db, clock):
+    """A sign-up table of 5 to 7 with `extra` config lines."""
+    forum = LocalForum(":memory:", clock=clock)
+    people = LocalPeople(forum)
+    mod = Moderator(forum, clock=clock)
+
+    def make(extra=""):
+        people.pm("host", "new game", SIGNUP_WITH.format(extra=extra))
+        mod.cycle()
+        mod.cycle()
+        game = store.Game.select().order_by(store.Game.id.desc()).first()
+        assert game.status == "signup"
+        return game, forum, people, mod
+    return make
+
+
+def test_a_deleted_author_gets_no_seat_and_no_reply(signup_with):
+    game, forum, people, mod = signup_with()
+    before = store.Outbox.select().count()
+    forum.comment("[deleted]", game.thread, "**JOIN**")
+    forum.comment("[Deleted]", game.thread, "**JOIN**")
+    mod.cycle()
+    assert joined(store.Game.get_by_id(game.id)) == []
+    assert not people.pms_to("[deleted]") and not people.pms_to("[Deleted]")
+    assert not [b for b in people.thread(game.thread) if "deleted" in b.lower()]
+    replies = store.Outbox.select().where(store.Outbox.key.startswith("re:"))
+    assert replies.count() == 0 and store.Outbox.select().count() == before
+    forum.comment("zoe", game.thread, "**JOIN**")  # a real author still joins
+    mod.cycle()
+    assert joined(store.Game.get_by_id(game.id)) == ["zoe"]
+
+
+def test_a_spectator_cannot_join_and_a_reserve_can(signup_with):
+    game, forum, people, mod = signup_with(extra="spectators: [Sam]\nreserves: [yan]\n")
+    forum.comment("sam", game.thread, "**JOIN**")
+    forum.comment("yan", game.thread, "**JOIN**")
+    mod.cycle()
+    assert joined(store.Game.get_by_id(game.id)) == ["yan"]
+    refusal = people.pms_to("sam")[-1]
+    assert "spectator" in refusal and "cannot play" in refusal
