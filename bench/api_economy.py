@@ -35,8 +35,8 @@ from adapters.reddit import RedditForum  # noqa: E402
 from forumbot import store  # noqa: E402
 from forumbot.rules import make_config, start  # noqa: E402
 from forumbot.shell.moderator import Moderator  # noqa: E402
-from tests.fakediscourse import FakeDiscourse  # noqa: E402
-from tests.fakereddit import FakeReddit  # noqa: E402
+from tests.fakes.discourse import FakeDiscourse  # noqa: E402
+from tests.fakes.reddit import FakeReddit  # noqa: E402
 
 SUB = "resistancegames"
 CATEGORY = "games"

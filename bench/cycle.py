@@ -26,7 +26,7 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tests.fakereddit import FakeReddit  # noqa: E402
+from tests.fakes.reddit import FakeReddit  # noqa: E402
 
 
 def run_once(workdir: str) -> None:

@@ -84,24 +84,36 @@ def clock():
 
 @pytest.fixture
 def fake_reddit(clock):
-    from tests.fakereddit import FakeReddit
+    from tests.fakes.reddit import FakeReddit
 
     fake = FakeReddit(clock=lambda: clock().timestamp()).start()
     yield fake
     fake.stop()
 
 
+@pytest.fixture
+def fake_discourse(clock):
+    """The fake Discourse, with the site settings of the hosting guide."""
+    from adapters.discourse import RECOMMENDED_SITE_SETTINGS
+    from tests.fakes.discourse import FakeDiscourse
+
+    f = FakeDiscourse(clock=lambda: clock().timestamp()).start()
+    f.site.update(RECOMMENDED_SITE_SETTINGS)  # the hosting guide's settings
+    yield f
+    f.stop()
+
+
 def make_forum(kind, clock, fake=None, path=":memory:"):
     if kind == "local":
         from adapters.local import LocalForum
-        from tests.table import LocalPeople
+        from tests.fakes.table import LocalPeople
 
         forum = LocalForum(path, clock=clock)
         return forum, LocalPeople(forum)
     import praw
 
     from adapters.reddit import RedditForum
-    from tests.table import RedditPeople
+    from tests.fakes.table import RedditPeople
 
     return RedditForum(praw.Reddit(**fake.praw_kwargs())), RedditPeople(fake)
 
@@ -109,19 +121,19 @@ def make_forum(kind, clock, fake=None, path=":memory:"):
 @pytest.fixture(params=["local", "reddit"])
 def table(request, db, clock, tmp_path):
     """A factory for scripted tables, on the local forum and on the fake Reddit."""
-    from tests.table import Table
+    from tests.fakes.table import Table
 
     fakes = []
 
     def make(players=5, **kw):
         fake = None
         if request.param == "reddit":
-            from tests.fakereddit import FakeReddit
+            from tests.fakes.reddit import FakeReddit
 
             fake = FakeReddit(clock=lambda: clock().timestamp()).start()
             fakes.append(fake)
         forum, people = make_forum(request.param, clock, fake)
-        from tests.table import NAMES
+        from tests.fakes.table import NAMES
         t = Table(forum, people, clock, players=NAMES[:players])
         t.fake = fake
         return t.start(**kw)
@@ -135,9 +147,43 @@ def table(request, db, clock, tmp_path):
 def local_game(db, clock):
     """A factory: a resistance game started on the local forum, with `extra` config lines."""
     from adapters.local import LocalForum
-    from tests.table import NAMES, LocalPeople, Table
+    from tests.fakes.table import NAMES, LocalPeople, Table
 
     def make(n=5, extra=""):
         forum = LocalForum(":memory:", clock=clock)
         return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
+    return make
+
+
+@pytest.fixture
+def reddit_table(db, clock, fake_reddit):
+    """A factory: a table on the fake Reddit (real praw); `start=False` leaves it unstarted."""
+    import praw
+
+    from adapters.reddit import RedditForum
+    from forumbot.shell.moderator import Moderator
+    from tests.fakes.table import NAMES, RedditPeople, Table
+
+    def make(players=5, **kw):
+        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
+        t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:players],
+                  make_moderator=lambda: Moderator(forum, clock=clock))
+        return t.start(**kw) if kw.get("start", True) else t
+    return make
+
+
+@pytest.fixture
+def dtable(db, clock, fake_discourse):
+    """A factory: a table on the fake Discourse; `start=False` leaves it unstarted."""
+    from forumbot.shell.moderator import Moderator
+    from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, discourse_forum
+
+    fake = fake_discourse
+
+    def make(players=5, start=True, **kw):
+        forum = discourse_forum(fake, monotonic=lambda: clock().timestamp())
+        t = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:players],
+                           make_moderator=lambda: Moderator(forum, clock=clock))
+        t.fake = fake
+        return t.start(**kw) if start else t
     return make

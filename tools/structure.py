@@ -122,7 +122,7 @@ def vote_path() -> tuple[int, int, list[str]]:
     from adapters.local import LocalForum
     from forumbot import store
     from tests.conftest import Clock, _reset
-    from tests.table import NAMES, LocalPeople, Table
+    from tests.fakes.table import NAMES, LocalPeople, Table
 
     _reset(f"sqlite:///{tempfile.mkdtemp()}/bot.db")
     clock = Clock()

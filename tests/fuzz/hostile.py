@@ -1,4 +1,4 @@
-"""Hostile inputs for the whole-cycle fuzzer (tests/test_hostile_cycle.py), and its oracle
+"""Hostile inputs for the whole-cycle fuzzer (tests/sweeps/test_hostile_cycle.py), and its oracle
 of what a Markdown text shows live. Every poison planted carries a token (TOKENS) that nothing
 the bot says of its own contains, so that a live fragment holding one came from a player."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 from hypothesis import strategies as st
 
-from tests.test_secrecy import ROLE_WORDS
+from tests.support.secrecy import ROLE_WORDS
 
 HOST, STRANGERS = "hosty", ["mallory", "Zed_99"]
 
