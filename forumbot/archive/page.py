@@ -22,8 +22,9 @@ from .. import store
 from ..rules import events as ev
 from ..rules import replay
 from ..rules.deadlines import format_duration
+from ..rules.hooks import phase_words
 from ..rules.presets import TEAM_SIZES, fails_needed
-from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState, phase_words
+from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState
 from . import registry
 from .export import export_game
 from .seats import seat_changes

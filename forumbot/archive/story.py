@@ -12,7 +12,8 @@ from zoneinfo import ZoneInfo
 
 from ..rules import events as ev
 from ..rules.deadlines import format_duration
-from ..rules.state import MISSION, SPIES, GameState, phase_words
+from ..rules.hooks import phase_words
+from ..rules.state import MISSION, SPIES, GameState
 from . import registry
 from .seats import Seats, Then, mission_of, seat_changes
 

@@ -2,7 +2,8 @@
 the forum's markup. Pure: from the game's state and who asks."""
 from __future__ import annotations
 
-from ..rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState, phase_words
+from ..rules.hooks import phase_words
+from ..rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
 from . import registry
 from .markup import Markup, markup_for
 

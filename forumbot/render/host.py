@@ -15,7 +15,8 @@ from ..rules.events import (
     PlayerReplaced,
     ProposalsStalled,
 )
-from ..rules.state import GameState, phase_words
+from ..rules.hooks import phase_words
+from ..rules.state import GameState
 from .markup import Markup
 from .opening import _role_pm
 from .registry import private, public

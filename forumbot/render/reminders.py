@@ -7,7 +7,8 @@ from datetime import datetime
 from ..rules import events as ev
 from ..rules.deadlines import due, stamp
 from ..rules.events import DeadlineMoved, MissionResolved, RemindersSent, VoteClosed
-from ..rules.state import GameState, phase_words
+from ..rules.hooks import phase_words
+from ..rules.state import GameState
 from .markup import Markdown, Markup
 from .registry import private, public
 from .words import Message, free_reserves, missed_rules

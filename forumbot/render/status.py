@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import cast
 
 from ..rules.deadlines import due, stamp
-from ..rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState, phase_words
+from ..rules.hooks import phase_words
+from ..rules.state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 from .words import relative, side_name, track
 
 # Why a game ended with no winner.

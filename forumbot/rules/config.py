@@ -36,7 +36,7 @@ class GameConfig:
     forward_pms: bool = False  # a PM with no command goes on to the host
     reserves: tuple[str, ...] = ()  # offered to the host when a seat needs a replacement
     signup_thread: str | None = None  # sign-ups in this existing thread; the game gets its own
-    options: dict[str, Any] = field(default_factory=dict)  # the rule modules' keys (hooks.ConfigKey)
+    options: dict[str, Any] = field(default_factory=dict)  # the rule modules' keys (plugin.ConfigKey)
 
     def place(self, key: str) -> str | None:
         """Where a new game thread goes, by the forum's place key: `subreddit` on Reddit,
@@ -80,20 +80,3 @@ def default_deadlines(preset: Preset) -> Deadlines:
 
 def default_missed(preset: Preset) -> Missed:
     return preset.missed
-
-
-def make_config(preset: str, players: list[str] | tuple[str, ...], host: str = "host", **kw) -> GameConfig:
-    """A config with the preset's defaults; for code and tests (hosts use YAML). A rule
-    module's key (`excalibur=True`) goes into `options`."""
-    from .hooks import config_key_names
-
-    p = PRESETS[preset]
-    keys = config_key_names()
-    if "options" in kw or not keys.isdisjoint(kw):
-        options = dict(kw.pop("options", {}))
-        options.update({k: kw.pop(k) for k in list(kw) if k in keys})
-        kw["options"] = options
-    kw.setdefault("deadlines", default_deadlines(p))
-    kw.setdefault("missed", default_missed(p))
-    kw.setdefault("team_votes", p.team_votes)
-    return GameConfig(preset=preset, players=tuple(players), host=host, **kw)

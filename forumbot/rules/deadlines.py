@@ -6,7 +6,8 @@ import re
 from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from .commands import Expire, Remind
+from .commands import Expire, HostResume, Remind
+from .hooks import plugin_classes
 from .state import MISSION, PROPOSAL, TEAM_VOTE, GameState
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -74,8 +75,6 @@ _MODULE_PHASES: dict[str, str] = {}
 def _module_phases() -> dict[str, str]:
     """The rule modules' phases and their deadlines (RulePlugin.phases)."""
     if not _MODULE_PHASES:
-        from .hooks import plugin_classes
-
         for cls in plugin_classes():
             _MODULE_PHASES.update(cls.phases)
         _MODULE_PHASES.setdefault("", "")
@@ -169,8 +168,6 @@ def reminder(state: GameState, now: datetime) -> Remind | None:
 
 def resume(state: GameState, now: datetime):
     """A PAUSE ... UNTIL that has run out: the command that resumes the game."""
-    from .commands import HostResume
-
     if state.paused_at is None or state.paused_until is None or state.paused_until > now:
         return None
     return HostResume(at=state.paused_until, author="the clock")

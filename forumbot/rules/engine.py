@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
-from typing import Any, Callable, TypeVar, overload
+from typing import Any, Callable
 
 from . import events as ev
 from .commands import (
@@ -28,68 +28,34 @@ from .commands import (
     TeamVote,
 )
 from .config import GameConfig
-from .events import TYPES, Event, RawEvent
-from .hooks import RulePlugin, plugin_classes, plugins_for
+from .events import Event
+from .hooks import plugin_classes, plugins_for
 from .host import (
-    _expire,
-    _host_abort,
-    _host_close,
-    _host_disqualify,
-    _host_extend,
-    _host_pause,
-    _host_record,
-    _host_replace,
-    _host_resume,
-    _host_skip,
-    _postpone,
-    _remind,
+    expire,
+    host_abort,
+    host_close,
+    host_disqualify,
+    host_extend,
+    host_pause,
+    host_replace,
+    host_resume,
+    host_skip,
+    postpone,
+    remind,
 )
-from .missions import _order, default_order, order, resolve_mission
+from .missions import default_order, order, resolve_mission
+from .plugin import RulePlugin, Tx
 from .roles import role_set
-from .state import (
-    _FOLDS,
-    FINISHED,
-    SETUP,
-    GameState,
-    fold,
+from .state import FINISHED, SETUP, GameState, fold
+from .steps import (
+    advance_after_mission,
+    begin_proposal,
+    end_game,
+    first_leader,
+    open_proposal,
+    resume_after_mission,
 )
-from .steps import _first_leader, _open_proposal, advance_after_mission, end_game, open_proposal, resume_after_mission
-from .team import _propose, _vote, after_rejection, open_mission
-
-_E = TypeVar("_E", bound=Event)
-
-
-class Tx:
-    """One command's transaction: a working state and the events emitted so far. The
-    working state is a copy-on-write clone of the state the command came to (it shares
-    the config and every container no event of this command changes), so a refusal, or
-    an exception, leaves the original as it was."""
-
-    __slots__ = ("state", "at", "plugins", "events")
-
-    def __init__(self, state: GameState, at: datetime, plugins: list[RulePlugin]):
-        self.state = state.clone()  # copy on write: see GameState.own
-        self.at = at
-        self.plugins = plugins
-        self.events: list[Event] = []
-
-    @overload
-    def emit(self, type_: type[_E], **fields: Any) -> _E: ...
-
-    @overload
-    def emit(self, type_: str, **fields: Any) -> Event: ...
-
-    def emit(self, type_: str | type[Event], **fields: Any) -> Event:
-        """Emit an event of `type_` (its class, or its name) with these fields, now."""
-        cls = TYPES.get(type_) if isinstance(type_, str) else type_
-        event = cls(at=self.at, **fields) if cls is not None else RawEvent(str(type_), self.at, fields)
-        state = self.state
-        state.last_event_at = self.at  # (fold(state, event), inline)
-        f = _FOLDS.get(event.type)
-        if f is not None:
-            f(state, event)
-        self.events.append(event)
-        return event
+from .team import after_rejection, open_mission, propose, vote
 
 
 def _deal(config: GameConfig, seed: int) -> dict:
@@ -105,7 +71,7 @@ def _start(config: GameConfig, seed: int, at: datetime) -> Tx:
     tx.emit(ev.GameStarted, **deal)
     for p in tx.plugins:
         p.after_start(tx)
-    _open_proposal(tx, 1, _first_leader(tx, deal["order"][0]))
+    begin_proposal(tx, 1, first_leader(tx, deal["order"][0]))
     return tx
 
 
@@ -185,26 +151,40 @@ def _handler(command: Command, plugins: list[RulePlugin]) -> Callable[[Tx, Any],
     return handler
 
 
+def _record(tx: Tx, cmd: HostRecord) -> Refusal | None:
+    """The host's RECORD: a player's command the host enters for them, answered as the
+    player's own would be (by the table below, or a plug-in)."""
+    inner = cmd.inner
+    handler = _handler(inner, tx.plugins)
+    if handler is None:
+        word = COMMAND_WORDS.get(type(inner).__name__, type(inner).__name__.upper())
+        return Refusal(f"{word} is not part of this game.")
+    tx.emit(ev.HostAction, action="record", by=cmd.author, phase=tx.state.phase,
+            player=inner.author, kind=type(inner).__name__)
+    return handler(tx, inner)
+
+
 _HANDLERS: dict[type, Callable[[Tx, Any], Refusal | None]] = {
-    HostClose: _host_close,
-    HostExtend: _host_extend,
-    Postpone: _postpone,
-    HostPause: _host_pause,
-    HostResume: _host_resume,
-    HostDisqualify: _host_disqualify,
-    HostAbort: _host_abort,
-    HostReplace: _host_replace,
-    HostSkip: _host_skip,
-    HostRecord: _host_record,
-    Remind: _remind,
-    Propose: _propose,
-    TeamVote: _vote,
-    MissionOrder: _order,
-    Expire: _expire,
+    HostClose: host_close,
+    HostExtend: host_extend,
+    Postpone: postpone,
+    HostPause: host_pause,
+    HostResume: host_resume,
+    HostDisqualify: host_disqualify,
+    HostAbort: host_abort,
+    HostReplace: host_replace,
+    HostSkip: host_skip,
+    HostRecord: _record,
+    Remind: remind,
+    Propose: propose,
+    TeamVote: vote,
+    MissionOrder: order,
+    Expire: expire,
 }
 
 
-# The steps plug-ins call, by the names they have always had here.
+# The steps plug-ins call, by the names they have always had here (their homes: steps.py,
+# team.py, missions.py).
 __all__ = ["Tx", "start", "started", "replay", "apply", "advance", "open_proposal", "open_mission",
            "after_rejection", "resume_after_mission", "advance_after_mission", "resolve_mission",
            "end_game", "order", "default_order", "COMMAND_WORDS"]

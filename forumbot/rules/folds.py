@@ -1,11 +1,22 @@
-"""How each core event changes a game's state (`state.fold` applies them). Plug-ins keep
-their own folds in their modules (`state.register_fold`)."""
+"""How each core event changes a game's state (`state.fold` applies them; they are registered
+when this module is imported, as the package does). Plug-ins keep their own folds in their
+modules (`state.register_fold`)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 from . import events as ev
-from .state import FINISHED, MISSION, PROPOSAL, TEAM_VOTE, GameState, Seat, _core, _open
+from .state import EXTRA_FOLDS, FINISHED, FOLDS, MISSION, PROPOSAL, TEAM_VOTE, GameState, Seat, open_phase
+
+
+def _core(event_type: str | type[ev.Event]):
+    event_type = event_type if isinstance(event_type, str) else event_type.type
+
+    def deco(fn):
+        if event_type not in EXTRA_FOLDS:  # a plug-in's fold of a core event comes first
+            FOLDS[event_type] = fn
+        return fn
+    return deco
 
 
 @_core(ev.GAME_STARTED)
@@ -27,7 +38,7 @@ def _proposal_opened(state: GameState, event: ev.ProposalOpened) -> None:
     state.public = None
     state.votes, state.vote_via, state.orders = {}, {}, {}
     state.fresh("votes", "vote_via", "orders")
-    _open(state, PROPOSAL, event)
+    open_phase(state, PROPOSAL, event)
 
 
 @_core(ev.TEAM_PROPOSED)
@@ -39,7 +50,7 @@ def _team_proposed(state: GameState, event: ev.TeamProposed) -> None:
     state.fresh("not_voting", "proxied", "votes", "vote_via", "critical")
     state.last_vote_at = None
     state.missed_proposals = state.stall_warned_at = 0
-    _open(state, TEAM_VOTE, event)
+    open_phase(state, TEAM_VOTE, event)
 
 
 @_core(ev.VOTE_CAST)
@@ -95,7 +106,7 @@ def _stalled(state: GameState, event: ev.ProposalsStalled) -> None:
 @_core(ev.MISSION_OPENED)
 def _mission_opened(state: GameState, event: ev.MissionOpened) -> None:
     state.put("orders", {})
-    _open(state, MISSION, event)
+    open_phase(state, MISSION, event)
 
 
 @_core(ev.ORDER_CAST)
@@ -157,4 +168,4 @@ def _reminded(state: GameState, event: ev.RemindersSent) -> None:
 def _ended(state: GameState, event: ev.GameEnded) -> None:
     state.winner = event.winner
     state.win_reason = event.reason
-    _open(state, FINISHED, event)
+    open_phase(state, FINISHED, event)

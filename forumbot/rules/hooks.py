@@ -1,5 +1,6 @@
-"""The named points where roles, cards and mission modifiers plug into the engine, and the
-table of rule modules.
+"""The table of rule modules: which a game has, and the order the engine calls their plug-ins
+in at each of the named points (`plugin.RulePlugin`); and what the bot reads of the modules'
+declarations together (their config keys, their phases' words).
 
 A rule beyond the core is one module, `forumbot/rules/modules/<name>.py`, with one `RulePlugin`
 subclass, and one row in MODULES: its name, when a game has it, and where its plug-in runs.
@@ -15,185 +16,13 @@ moves (random_play) and the demo's config. Nothing outside the module names it.
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
+from typing import Callable
 
-if TYPE_CHECKING:
-    import random
-    from datetime import datetime
-
-    from .commands import Command, Refusal
-    from .config import GameConfig
-    from .engine import Tx
-    from .events import GameEnded, MissionResolved, TeamProposed, VoteClosed
-    from .roles import Role
-    from .state import GameState
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """A command as typed (parsing makes it; a module's `reads` and `command` take it): a verb
-    and its raw arguments (names not yet resolved)."""
-
-    verb: str  # propose | vote | order | status | help | join | leave | host:<verb> ...
-    names: tuple[str, ...] = ()
-    choice: str = ""
-    extra: str = ""
-    text: str = ""  # the span or line it came from
-    more: tuple[tuple[str, str], ...] = ()  # a rule module's "; WORD: value" after a PROPOSE
-
-
-class Reading(Protocol):
-    """What the shell gives a module's `command`: the core's reading of a parsed command
-    (`core(parsed)`, a Propose say, to build on) and the seats that typed names name
-    (`core.names(raws)`: their ids, or the refusal of the first that names no one)."""
-
-    def __call__(self, parsed: Parsed) -> "Command | Refusal": ...
-
-    def names(self, raws: tuple[str, ...] | list[str]) -> "list[str] | Refusal": ...
-
-
-@dataclass(frozen=True)
-class ConfigKey:
-    """A top-level config key a module adds (`excalibur: true`). `check(value, preset)` is
-    the value to keep, or raises ValueError with the words the host reads."""
-
-    name: str
-    presets: frozenset[str]
-    check: Callable[[Any, Any], Any]
-    doc: str = ""
-
-
-@dataclass(frozen=True)
-class Word:
-    """A command word a module reads: a pattern over one bold span or PM line (whitespace
-    already collapsed), and the Parsed it makes of a match. Module words are tried before
-    the core's."""
-
-    pattern: re.Pattern
-    parse: Callable[[re.Match, str], "Parsed"]
-
-
-class RulePlugin:
-    name = "plugin"
-    handles: tuple[type, ...] = ()  # command types this plug-in answers
-
-    # --- what the module declares (class attributes: read before any game exists) -----
-    config_keys: ClassVar[tuple[ConfigKey, ...]] = ()
-    words: ClassVar[tuple[Word, ...]] = ()
-    suffixes: ClassVar[tuple[str, ...]] = ()  # "; EXCALIBUR: b" after a PROPOSE
-    phases: ClassVar[dict[str, str]] = {}  # phase -> the config deadline that times it
-    phase_words: ClassVar[dict[str, str]] = {}  # phase -> its words ("the use of Excalibur")
-    command_words: ClassVar[dict[str, str]] = {}  # command class name -> how players write it
-    roles: ClassVar[tuple["Role", ...]] = ()  # the roles it adds: side, what each sees (roles.Role)
-    demo: ClassVar[dict[str, Any]] = {}  # config keys the demo sets to play it
-
-    @classmethod
-    def check_config(cls, preset, names: list[str], size: int, kw: dict, bad) -> None:
-        """Rules across keys (both lovers or neither, 7+ players): `bad(key, message)`."""
-
-    @classmethod
-    def reads(cls, state: "GameState", parsed: "Parsed") -> bool:
-        """True if this module turns `parsed` into a command (intake asks it first)."""
-        return False
-
-    @classmethod
-    def command(cls, state: "GameState", parsed: "Parsed", seat: str, via: str,
-                at: "datetime", core: Reading) -> "Command | Refusal":
-        """The module's command for `parsed` (which `reads` claimed), or its refusal.
-        `core(parsed)` is the core's reading, to build on (a Propose, say); `core.names`
-        reads typed names as seats."""
-        return core(parsed)
-
-    # --- the hooks ------------------------------------------------------------------
-    def handle(self, tx: "Tx", command: Any) -> "Refusal | None":
-        """Answer one of the commands in `handles`."""
-        return None
-
-    def on_expire(self, tx: "Tx") -> bool:
-        """The deadline of a phase this plug-in opened has passed. True if it was ours."""
-        return False
-
-    def after_start(self, tx: "Tx") -> None:
-        """The roles are dealt; the first proposal is not open yet."""
-
-    def before_proposal(self, state: "GameState", command: "Command") -> "Refusal | None":
-        return None
-
-    def after_proposal(self, tx: "Tx", proposal: "TeamProposed", command: "Command") -> None:
-        """A team has been proposed; `proposal` is its `TeamProposed` event (`proposal.team`,
-        `proposal.public`, ...), `command` the Propose (with a module's part of it in `more`)."""
-
-    def barred_voters(self, state: "GameState") -> set[str]:
-        """The seats (ids) a card bars from voting on the proposal being made now."""
-        return set()
-
-    def votes_in_thread(self, state: "GameState", seat: str) -> bool:
-        """True if the team votes of seat `seat` (an id) go in the thread even in a PM-only game."""
-        return False
-
-    def before_vote(self, state: "GameState", command: "Command") -> "Refusal | None":
-        return None
-
-    def after_vote(self, tx: "Tx", record: "VoteClosed") -> None:
-        """A team vote has closed; `record` is its `VoteClosed` event (`record.approved`,
-        `record.votes`, ...), as `state.vote_history[-1]` holds it."""
-
-    def before_round(self, tx: "Tx", mission: int, leader: str) -> bool:
-        """A new mission round is about to open its first proposal, led by seat `leader` (an
-        id). Return True to hold it;
-        call `engine.open_proposal(tx, mission, leader)` when done."""
-        return False
-
-    def before_mission_opens(self, tx: "Tx") -> bool:
-        """A team was approved. Return True to hold a window first; then call
-        `engine.open_mission(tx)`, or reject the team and call `engine.after_rejection(tx)`."""
-        return False
-
-    def after_mission_opened(self, tx: "Tx") -> None:
-        """A team was approved and its mission is open (orders may already be in)."""
-
-    def first_leader(self, state: "GameState") -> "str | None":
-        """The first leader (a seat's id) of the mission about to start (None: the next in order)."""
-        return None
-
-    def before_mission(self, state: "GameState", command: "Command") -> "Refusal | None":
-        return None
-
-    def before_resolve(self, tx: "Tx") -> bool:
-        """Every order of the mission is in; it is about to be counted. Return True to hold
-        it for a phase of this plug-in; then call `engine.resolve_mission(tx)`."""
-        return False
-
-    def after_mission(self, tx: "Tx", record: "MissionResolved") -> bool | None:
-        """A mission has been resolved; `record` is its `MissionResolved` event
-        (`record.number`, `record.result`, ...), as `state.missions[-1]` holds it. Return True
-        to hold the game for a phase of this plug-in; when it is over, call
-        `engine.resume_after_mission(tx, after=self)`."""
-        return None
-
-    def before_game_end(self, tx: "Tx", winner: str, reason: str) -> bool:
-        """Return False to hold the end back (an assassination still to come, say)."""
-        return True
-
-    def after_game_end(self, tx: "Tx", end: "GameEnded") -> None:
-        """The game has ended; `end` is its `GameEnded` event (`end.winner`, `end.reason`)."""
-
-    # --- random play (property tests, the bench, the demo) ----------------------------
-    def random_move(self, state: "GameState", rng: "random.Random", at: "datetime") -> "Command | None":
-        """A legal move in a phase of this plug-in (None: not its phase, the core's move)."""
-        return None
-
-    def random_amend(self, state: "GameState", rng: "random.Random", command: "Command") -> "Command":
-        """The core's random move, with what this module adds to it (an Excalibur holder)."""
-        return command
-
-    def written(self, state: "GameState", command: "Command") -> "tuple[str, str] | None":
-        """How a player writes one of this module's commands, and where: (text, "pm" or
-        "thread"), naming players by the usernames on their seats (`state.shown`); for the
-        demo's players. None: the core writes it."""
-        return None
+from .config import GameConfig, default_deadlines, default_missed
+from .plugin import ConfigKey, Parsed, Reading, RulePlugin, Word  # noqa: F401  (their names here too, as parsing reads them)
+from .presets import PRESETS
+from .state import PHASE_WORDS
 
 
 @dataclass(frozen=True)
@@ -259,6 +88,31 @@ def config_key_names() -> frozenset[str]:
 
 
 _KEY_NAMES: frozenset[str] | None = None
+
+
+def make_config(preset: str, players: list[str] | tuple[str, ...], host: str = "host", **kw) -> GameConfig:
+    """A config with the preset's defaults; for code and tests (hosts use YAML). A rule
+    module's key (`excalibur=True`) goes into `options`."""
+    p = PRESETS[preset]
+    keys = config_key_names()
+    if "options" in kw or not keys.isdisjoint(kw):
+        options = dict(kw.pop("options", {}))
+        options.update({k: kw.pop(k) for k in list(kw) if k in keys})
+        kw["options"] = options
+    kw.setdefault("deadlines", default_deadlines(p))
+    kw.setdefault("missed", default_missed(p))
+    kw.setdefault("team_votes", p.team_votes)
+    return GameConfig(preset=preset, players=tuple(players), host=host, **kw)
+
+
+def phase_words(phase: str) -> str:
+    """A phase in words, with its article: "the hand-out of the Plot Cards" (the core's
+    phases: state.PHASE_WORDS; a module's: RulePlugin.phase_words)."""
+    words = PHASE_WORDS.get(phase)
+    if words is None:
+        words = next((c.phase_words[phase] for c in plugin_classes() if phase in c.phase_words),
+                     "the " + phase.replace("_", " "))
+    return words
 
 
 class Plugins(list):

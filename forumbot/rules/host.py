@@ -1,10 +1,10 @@
 """The clock's and the host's commands: deadlines, reminders, PAUSE and RESUME, EXTEND,
-CLOSE, SKIP, DISQUALIFY, REPLACE, RECORD, ABORT; and a table that never proposes."""
+CLOSE, SKIP, DISQUALIFY, REPLACE, ABORT; and a table that never proposes. (RECORD is the
+engine's: it runs the recorded command through the engine's table of commands.)"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import events as ev
+from . import replace
 from .commands import (
     Expire,
     HostAbort,
@@ -12,7 +12,6 @@ from .commands import (
     HostDisqualify,
     HostExtend,
     HostPause,
-    HostRecord,
     HostReplace,
     HostResume,
     HostSkip,
@@ -20,7 +19,9 @@ from .commands import (
     Refusal,
     Remind,
 )
-from .missions import _resolve_mission
+from .deadlines import due
+from .missions import resolve_mission
+from .plugin import Tx
 from .presets import REJECTIONS_TO_LOSE
 from .state import (
     MISSION,
@@ -28,17 +29,14 @@ from .state import (
     SPIES,
     TEAM_VOTE,
 )
-from .steps import _end, _open_proposal, _phase_words
-from .team import _close_vote
-
-if TYPE_CHECKING:
-    from .engine import Tx
-
+from .steps import begin_proposal, end_game, phase_status
+from .team import close_vote
 
 # --- deadlines ----------------------------------------------------------------------
 
 
-def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
+def expire(tx: Tx, cmd: Expire) -> Refusal | None:
+    """The deadline of the open phase has passed: it closes, what is missing taking its default."""
     s = tx.state
     if cmd.phase_id != s.phase_id:
         return Refusal("That deadline belongs to a phase that is already over.")
@@ -47,13 +45,13 @@ def _expire(tx: Tx, cmd: Expire) -> Refusal | None:
         tx.emit(ev.ProposalMissed, mission=s.mission, leader=s.leader,
                 counts_as_rejection=counts)
         if counts and s.rejections >= REJECTIONS_TO_LOSE:
-            _end(tx, SPIES, "rejections")
+            end_game(tx, SPIES, "rejections")
         elif not _stalled(tx):
-            _open_proposal(tx, s.mission, s.next_leader(s.leader))
+            begin_proposal(tx, s.mission, s.next_leader(s.leader))
     elif s.phase == TEAM_VOTE:
-        _close_vote(tx)
+        close_vote(tx)
     elif s.phase == MISSION:
-        _resolve_mission(tx)
+        resolve_mission(tx)
     elif not any(p.on_expire(tx) for p in tx.plugins):
         return Refusal(f"Nothing in phase {s.phase} has a deadline.")
     return None
@@ -81,23 +79,21 @@ def _stalled(tx: Tx) -> bool:
     return True
 
 
-
-
 # --- the host's commands, and reminders --------------------------------------------------
 
 
-def _host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
+def host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
+    """The host's CLOSE: the open team vote or mission closes now, as at its deadline."""
     s = tx.state
     if s.phase not in (TEAM_VOTE, MISSION):
-        return Refusal(f"There is no open vote to close: {_phase_words(s)}.")
+        return Refusal(f"There is no open vote to close: {phase_status(s)}.")
     tx.emit(ev.HostAction, action="close", by=cmd.author, phase=s.phase)
-    _close_vote(tx) if s.phase == TEAM_VOTE else _resolve_mission(tx)
+    close_vote(tx) if s.phase == TEAM_VOTE else resolve_mission(tx)
     return None
 
 
-def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
-    from .deadlines import due
-
+def host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
+    """The host's EXTEND: the open deadline moves `cmd.seconds` later."""
     s = tx.state
     if s.paused_at is not None:
         return Refusal("The game is paused; RESUME it first.")
@@ -107,12 +103,10 @@ def _host_extend(tx: Tx, cmd: HostExtend) -> Refusal | None:
     return None
 
 
-def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
+def postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
     """The deadline of the open phase fell while the bot was not running: it moves to
     `cmd.until`. The whole deadline moves (a close_grace after the last vote too), so that
     `deadlines.due` is `until` afterwards."""
-    from .deadlines import due
-
     s = tx.state
     if s.paused_at is not None:
         return Refusal("The game is paused: its clocks stood still, so no deadline fell.")
@@ -132,7 +126,8 @@ def _postpone(tx: Tx, cmd: Postpone) -> Refusal | None:
     return None
 
 
-def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
+def host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
+    """The host's PAUSE (... UNTIL a time): the clocks stand still."""
     if tx.state.paused_at is not None:
         return Refusal("The game is paused already.")
     if cmd.until is not None and cmd.until <= tx.at:
@@ -141,7 +136,8 @@ def _host_pause(tx: Tx, cmd: HostPause) -> Refusal | None:
     return None
 
 
-def _host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
+def host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
+    """The host's RESUME (or a PAUSE ... UNTIL that ran out): the deadline moves by the pause."""
     s = tx.state
     if s.paused_at is None:
         return Refusal("The game is not paused.")
@@ -149,7 +145,8 @@ def _host_resume(tx: Tx, cmd: HostResume) -> Refusal | None:
     return None
 
 
-def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
+def host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
+    """The host's DISQUALIFY: the seat is out, and whatever waited for it goes on without it."""
     s = tx.state
     seat = s.seat(cmd.target)
     if seat is None:
@@ -159,11 +156,11 @@ def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
     tx.emit(ev.PlayerDisqualified, player=seat.id, missed=seat.missed, reason="disqualified by the host")
     # whatever waited for that player goes on without them
     if s.phase == PROPOSAL and s.leader == seat.id:
-        _open_proposal(tx, s.mission, s.next_leader(seat.id))
+        begin_proposal(tx, s.mission, s.next_leader(seat.id))
     elif s.phase == TEAM_VOTE and s.config.deadlines.close_early and not s.waiting_for():
-        _close_vote(tx)
+        close_vote(tx)
     elif s.phase == MISSION and not s.waiting_for():
-        _resolve_mission(tx)
+        resolve_mission(tx)
     elif s.actors == [seat.id] and s.phase != "assassination":  # a card or the Lady: skipped
         for p in tx.plugins:
             if p.on_expire(tx):
@@ -171,9 +168,8 @@ def _host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
     return None
 
 
-def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
-    from . import replace
-
+def host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
+    """The host's REPLACE: a newcomer takes the seat (replace.py)."""
     s = tx.state
     refusal = replace.check(s, cmd.target, cmd.newcomer)
     if refusal is not None:
@@ -184,7 +180,8 @@ def _host_replace(tx: Tx, cmd: HostReplace) -> Refusal | None:
     return None
 
 
-def _host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
+def host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
+    """The host's SKIP: the open phase ends now, as if its deadline had passed."""
     s = tx.state
     if s.paused_at is not None:
         return Refusal("The game is paused; RESUME it first.")
@@ -192,30 +189,19 @@ def _host_skip(tx: Tx, cmd: HostSkip) -> Refusal | None:
         return Refusal("The assassination has no default: it waits for the Assassin's shot "
                        "(or ABORT the game).")
     tx.emit(ev.HostAction, action="skip", by=cmd.author, phase=s.phase, mission=s.mission)
-    return _expire(tx, Expire(at=tx.at, author="", phase_id=s.phase_id))
+    return expire(tx, Expire(at=tx.at, author="", phase_id=s.phase_id))
 
 
-def _host_record(tx: Tx, cmd: HostRecord) -> Refusal | None:
-    from .engine import COMMAND_WORDS, _handler
-
-    inner = cmd.inner
-    handler = _handler(inner, tx.plugins)
-    if handler is None:
-        word = COMMAND_WORDS.get(type(inner).__name__, type(inner).__name__.upper())
-        return Refusal(f"{word} is not part of this game.")
-    tx.emit(ev.HostAction, action="record", by=cmd.author, phase=tx.state.phase,
-            player=inner.author, kind=type(inner).__name__)
-    return handler(tx, inner)
-
-
-def _host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
+def host_abort(tx: Tx, cmd: HostAbort) -> Refusal | None:
+    """The host's ABORT: the game ends, aborted: winner none, the roles revealed."""
     s = tx.state
     tx.emit(ev.GameEnded, winner=None, reason="aborted", by=cmd.author,
             roles={x.id: x.role for x in s.seats})
     return None
 
 
-def _remind(tx: Tx, cmd: Remind) -> Refusal | None:
+def remind(tx: Tx, cmd: Remind) -> Refusal | None:
+    """The clock's reminder: those who still have to act are told, once a phase."""
     s = tx.state
     if cmd.phase_id != s.phase_id or s.reminded == s.phase_id or not s.waiting_for():
         return Refusal("No reminder is due.")

@@ -1,36 +1,28 @@
 """A mission: the team's orders, and the count once every order is in (or its time is up)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import events as ev
 from .commands import (
     MissionOrder,
     Refusal,
     said,
 )
+from .plugin import Tx
 from .state import (
     MISSION,
     RESISTANCE,
     GameState,
 )
-from .steps import _disqualify_missing, _phase_words, resume_after_mission
-
-if TYPE_CHECKING:
-    from .engine import Tx
-
+from .steps import disqualify_missing, phase_status, resume_after_mission
 
 # --- missions -----------------------------------------------------------------------
 
 
 def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
-    return _order(tx, cmd)
-
-
-def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
+    """A team member's SUPPORT or SABOTAGE (by PM; the public order in the thread)."""
     s = tx.state
     if s.phase != MISSION:
-        return Refusal(f"No mission is open now: {_phase_words(s)}.", private=True)
+        return Refusal(f"No mission is open now: {phase_status(s)}.", private=True)
     if cmd.author not in s.team:
         return Refusal(f"You are not on the team of mission {s.mission}.", private=True)
     if cmd.author == s.public and cmd.via == "pm":
@@ -54,11 +46,13 @@ def _order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
         if (r := plugin.before_mission(s, cmd)) is not None:
             return r
     tx.emit(ev.OrderCast, player=cmd.author, order=cmd.choice)
-    _maybe_resolve(tx)
+    resolve_when_all_in(tx)
     return None
 
 
-def _maybe_resolve(tx: Tx) -> None:
+def resolve_when_all_in(tx: Tx) -> None:
+    """Count the mission if every order is in (no one is left to order), unless a plug-in
+    holds it first (RulePlugin.before_resolve; then it calls `resolve_mission`)."""
     s = tx.state
     orders = s.orders
     for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
@@ -67,12 +61,7 @@ def _maybe_resolve(tx: Tx) -> None:
     for p in tx.plugins:
         if p.before_resolve(tx):
             return
-    _resolve_mission(tx)
-
-
-def resolve_mission(tx: Tx) -> None:
-    """Count the mission (a plug-in that held it with `before_resolve` is done)."""
-    _resolve_mission(tx)
+    resolve_mission(tx)
 
 
 def default_order(state: GameState, name: str) -> str:
@@ -83,7 +72,9 @@ def default_order(state: GameState, name: str) -> str:
     return "sabotage" if rule in ("sabotage", "by-side") else "support"
 
 
-def _resolve_mission(tx: Tx) -> None:
+def resolve_mission(tx: Tx) -> None:
+    """Count the mission: every order missing takes the default (a plug-in that held the
+    count with `before_resolve` is done); then what follows a mission."""
     s = tx.state
     orders: dict[str, str] = {}
     defaulted: list[str] = []
@@ -102,5 +93,5 @@ def _resolve_mission(tx: Tx) -> None:
             defaulted=defaulted, count_shown=s.mission not in s.config.rules.hidden_count_missions,
             public=s.public or None)
     if defaulted and s.config.missed.orders_count:
-        _disqualify_missing(tx, defaulted)
+        disqualify_missing(tx, defaulted)
     resume_after_mission(tx)

@@ -21,13 +21,18 @@ from .commands import (
     PlayCard,
     Propose,
     ProxyVote,
+    Refusal,
     TakeCard,
     TeamVote,
 )
 from .deadlines import due
+from .engine import advance, started
+from .hooks import plugins_for
 from .modules.assassin import PHASE as ASSASSINATION
 from .modules.assassin import Assassinate, known_to
+from .modules.mission_card_folds import BY_KEY as MC
 from .modules.plot_deck import BY_KEY
+from .plugin import RulePlugin
 from .replace import check
 from .state import FINISHED, MISSION, PROPOSAL, RESISTANCE, SETUP, TEAM_VOTE, GameState
 
@@ -156,8 +161,6 @@ def _module_move(s: GameState, rng: random.Random, at: datetime, movers: list, a
 def module_moves(config) -> tuple:
     """The game's plug-ins that offer random moves of their own, and those that add to the
     core's (RulePlugin.random_move, random_amend)."""
-    from .hooks import RulePlugin, plugins_for
-
     global _LAST
     plugins = plugins_for(config)
     cached = _MOVES.get(id(plugins))
@@ -173,15 +176,10 @@ _MOVES: dict[int, tuple] = {}
 _LAST: tuple = (None, False, [], [])  # the config asked for last: any moves?, movers, amenders
 
 
-
-
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
     """Play a whole game with random legal moves: (state, events, refusals). Where no move
     of the players can go on (a seat stuck), the host steps in (`host_move`), so that every
     game ends."""
-    from .commands import Refusal
-    from .engine import advance, started
-
     state, events = started(config, seed, start_at)
     events = list(events)
     at = start_at
@@ -230,8 +228,6 @@ def host_move(state: GameState, at: datetime):
 
 
 def _mission_card_move(s: GameState, rng: random.Random, at: datetime):
-    from .modules.mission_cards import BY_KEY as MC
-
     m = s.extra["mc"]
     if s.phase == "prep_window":
         holder = rng.choice(s.actors)

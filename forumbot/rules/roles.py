@@ -3,10 +3,11 @@
 One role set per preset family. A preset with special roles (Avalon) adds a role set
 here and a row in ROLE_SETS; the engine only calls `deal` and `knowledge`.
 
-Avalon's roles are declarations (`Role`): a side, what the role sees of the others at the
-start (`Sight`), and whether every game deals it. The core's are in AVALON_ROLES; a rule
-module declares its own on its plug-in (`RulePlugin.roles`: the Assassin, Tristan and
-Isolde), and the deal, the sides, the knowledge and the config's checks read them all.
+Avalon's roles are declarations (`Role`, kept in plugin.py with the rest of what a module
+declares): a side, what the role sees of the others at the start (`Sight`), and whether
+every game deals it. The core's are in AVALON_ROLES; a rule module declares its own on its
+plug-in (`RulePlugin.roles`: the Assassin, Tristan and Isolde), and the deal, the sides, the
+knowledge and the config's checks read them all.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from .config import GameConfig
 from .hooks import module_of, plugin_classes
+from .plugin import Role, Sight
 from .presets import spy_count
 from .state import RESISTANCE, SPIES, GameState
 
@@ -50,33 +52,6 @@ class PlainRoles:
             return []
         label = state.config.rules.spy_role
         return [Knowledge(s.id, label) for s in state.seats if s.side == SPIES and s.id != seat_id]
-
-
-@dataclass(frozen=True)
-class Sight:
-    """What a role learns at the start: the seats of the side `side` (or of the roles in
-    `roles`), except those of the roles in `unless`, each told as `label` (as `several` when
-    it sees more than one; as their own roles when `named` and the preset tells the spies
-    their roles)."""
-
-    label: str
-    side: str = ""
-    roles: frozenset[str] = frozenset()
-    unless: frozenset[str] = frozenset()
-    several: str = ""
-    named: bool = False
-
-
-@dataclass(frozen=True)
-class Role:
-    """A role of Avalon: its side, what it sees of the others at the start, and whether
-    every game deals it (`always`; else only when the host lists it). The core's roles are
-    in AVALON_ROLES; a rule module declares its own (RulePlugin.roles)."""
-
-    name: str
-    side: str
-    sees: tuple[Sight, ...] = ()
-    always: bool = False
 
 
 # The spies see each other (all but Oberon), as minions or, in a preset that says so, by role.

@@ -24,18 +24,7 @@ PHASE_WORDS = {
     PROPOSAL: "the proposal",
     TEAM_VOTE: "the team vote",
     MISSION: "the mission",
-}  # (the rule modules declare theirs: RulePlugin.phase_words)
-
-
-def phase_words(phase: str) -> str:
-    """A phase in words, with its article: "the hand-out of the Plot Cards"."""
-    words = PHASE_WORDS.get(phase)
-    if words is None:
-        from .hooks import plugin_classes
-
-        words = next((c.phase_words[phase] for c in plugin_classes() if phase in c.phase_words),
-                     "the " + phase.replace("_", " "))
-    return words
+}  # (the rule modules declare theirs: RulePlugin.phase_words; hooks.phase_words reads both)
 
 
 @dataclass
@@ -304,7 +293,9 @@ def register_copy(key: str):
 # A fold changes a container in place only through `state.own(...)` / `state.own_extra(...)`
 # (copy on write), and sets new ones with `state.put(...)` / `state.put_extra(...)`.
 EXTRA_FOLDS: dict = {}
-_FOLDS: dict = {}  # every event type's fold: the core's below, then the plug-ins'
+# Every event type's fold: the core's (folds.py registers them), and the plug-ins'. A plug-in's
+# fold of a core event comes first (folds.py leaves it). Tx.emit folds through it inline.
+FOLDS: dict = {}
 
 
 def register_fold(event_type: str | type[ev.Event]):
@@ -313,7 +304,7 @@ def register_fold(event_type: str | type[ev.Event]):
 
     def deco(fn):
         EXTRA_FOLDS[event_type] = fn
-        _FOLDS[event_type] = fn
+        FOLDS[event_type] = fn
         return fn
     return deco
 
@@ -321,34 +312,17 @@ def register_fold(event_type: str | type[ev.Event]):
 def fold(state: GameState, event: ev.Event) -> GameState:
     """Apply one event to the state, in place, and return it."""
     state.last_event_at = event.at
-    f = _FOLDS.get(event.type)
+    f = FOLDS.get(event.type)
     if f is not None:
         f(state, event)
     return state
 
 
-def _core(event_type: str | type[ev.Event]):
-    event_type = event_type if isinstance(event_type, str) else event_type.type
-
-    def deco(fn):
-        if event_type not in EXTRA_FOLDS:  # a plug-in's fold of a core event comes first
-            _FOLDS[event_type] = fn
-        return fn
-    return deco
-
-
 def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] | None = None) -> None:
-    """Open a phase (a plug-in's too): a new phase id, and its clock starts now."""
-    _open(state, phase, event)
+    """Open a phase (a plug-in's too): a new phase id, its clock starts now, and `actors` are
+    who must act in it (a plug-in's phase; the core's phases name none)."""
     state.put("actors", list(actors or []))
-
-
-def _open(state: GameState, phase: str, event: ev.Event) -> None:
-    state.put("actors", [])
     state.extension = 0
     state.phase = phase
     state.phase_id += 1
     state.phase_opened_at = event.at
-
-
-from . import folds  # noqa: E402, F401  (the core's folds: registered on import)

@@ -2,10 +2,9 @@
 (the plug-ins' phases, then the next round or the end), and the end of the game."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import events as ev
-from .hooks import for_hook
+from .hooks import for_hook, phase_words
+from .plugin import Tx
 from .presets import MISSIONS_TO_WIN, fails_needed, team_size
 from .state import (
     MISSION,
@@ -14,14 +13,12 @@ from .state import (
     SPIES,
     TEAM_VOTE,
     GameState,
-    phase_words,
 )
 
-if TYPE_CHECKING:
-    from .engine import Tx
 
-
-def _disqualify_missing(tx: Tx, missed: list[str]) -> None:
+def disqualify_missing(tx: Tx, missed: list[str]) -> None:
+    """Disqualify the seats of `missed` (ids: they missed a vote or an order just now) that
+    have missed as many in a row as the config's `missed.disqualify_after` (0: never)."""
     s = tx.state
     limit = s.config.missed.disqualify_after
     if not limit:
@@ -31,8 +28,6 @@ def _disqualify_missing(tx: Tx, missed: list[str]) -> None:
         if not seat.disqualified and seat.missed >= limit:
             tx.emit(ev.PlayerDisqualified, player=name, missed=seat.missed,
                     reason=f"missed {seat.missed} votes in a row")
-
-
 
 
 def resume_after_mission(tx: Tx, after=None) -> None:
@@ -52,26 +47,29 @@ def advance_after_mission(tx: Tx) -> None:
     """After a mission and whatever follows it: the game ends, or the next mission starts."""
     s = tx.state
     if s.successes() >= MISSIONS_TO_WIN:
-        _end(tx, RESISTANCE, "missions")
+        end_game(tx, RESISTANCE, "missions")
     elif s.failures() >= MISSIONS_TO_WIN:
-        _end(tx, SPIES, "missions")
+        end_game(tx, SPIES, "missions")
     else:
-        _open_proposal(tx, s.mission + 1, _first_leader(tx, s.next_leader(s.leader)))
+        begin_proposal(tx, s.mission + 1, first_leader(tx, s.next_leader(s.leader)))
 
 
-def _first_leader(tx: Tx, default: str) -> str:
+def first_leader(tx: Tx, default: str) -> str:
+    """The first leader (a seat's id) of the mission about to start: the first plug-in's
+    that names one (RulePlugin.first_leader), else `default`."""
     for p in tx.plugins:
         if (name := p.first_leader(tx.state)) is not None:
             return name
     return default
 
 
-
-
 # --- shared steps -------------------------------------------------------------------
 
 
-def _open_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> None:
+def begin_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> None:
+    """Open a proposal of `mission`, led by seat `leader` (an id): another of this mission, or
+    the first of a new round, which the plug-ins may hold first (RulePlugin.before_round; one
+    that holds it calls `open_proposal` when it is done). `ready`: they are done with it."""
     s = tx.state
     same = mission == s.mission
     if not same and not ready:  # a new round: plug-ins may hold it (the plot cards)
@@ -91,16 +89,14 @@ def _fails(s: GameState, mission: int) -> int:
     return fails_needed(s.config.rules, len(s.seats), mission)
 
 
-def end_game(tx: Tx, winner: str, reason: str) -> None:
-    _end(tx, winner, reason)
-
-
 def open_proposal(tx: Tx, mission: int, leader: str) -> None:
     """Open a proposal; for a new round, only once its plug-ins are done with it."""
-    _open_proposal(tx, mission, leader, ready=True)
+    begin_proposal(tx, mission, leader, ready=True)
 
 
-def _end(tx: Tx, winner: str, reason: str) -> None:
+def end_game(tx: Tx, winner: str, reason: str) -> None:
+    """The game ends, `winner` (a side) winning for `reason`; unless a plug-in holds the end
+    back (RulePlugin.before_game_end: an assassination still to come, say)."""
     for p in tx.plugins:
         if not p.before_game_end(tx, winner, reason):
             return
@@ -110,7 +106,8 @@ def _end(tx: Tx, winner: str, reason: str) -> None:
         p.after_game_end(tx, end)
 
 
-def _phase_words(s: GameState) -> str:
+def phase_status(s: GameState) -> str:
+    """Where the game is now, in words, for a refusal: "the team for mission 2 is being voted on"."""
     if s.phase == PROPOSAL:
         return f"the leader, {s.shown(s.leader or '')}, is choosing a team for mission {s.mission}"
     if s.phase == TEAM_VOTE:

@@ -2,8 +2,6 @@
 next proposal."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import events as ev
 from .commands import (
     Propose,
@@ -11,7 +9,8 @@ from .commands import (
     TeamVote,
     said,
 )
-from .missions import _maybe_resolve
+from .missions import resolve_when_all_in
+from .plugin import Tx
 from .presets import REJECTIONS_TO_LOSE
 from .state import (
     PROPOSAL,
@@ -19,23 +18,20 @@ from .state import (
     TEAM_VOTE,
     GameState,
 )
-from .steps import _disqualify_missing, _end, _open_proposal, _phase_words
-
-if TYPE_CHECKING:
-    from .engine import Tx
-
+from .steps import begin_proposal, disqualify_missing, end_game, phase_status
 
 # --- proposals ----------------------------------------------------------------------
 
 
-def _propose(tx: Tx, cmd: Propose) -> Refusal | None:
+def propose(tx: Tx, cmd: Propose) -> Refusal | None:
+    """The leader's PROPOSE: a team for the mission (a revised one until the first vote on it)."""
     s = tx.state
     # The leader may replace a proposal until the first vote on it arrives.
     revising = s.phase == TEAM_VOTE and cmd.author == s.leader and not s.votes and not s.proxied
     if s.phase == TEAM_VOTE and cmd.author == s.leader and not revising:
         return Refusal("Votes have come in on your team, so it stands.")
     if s.phase != PROPOSAL and not revising:
-        return Refusal(f"There is no team to propose now: {_phase_words(s)}.")
+        return Refusal(f"There is no team to propose now: {phase_status(s)}.")
     if cmd.author != s.leader:
         return Refusal(f"Only the leader, {s.shown(s.leader or '')}, may propose a team now.")
     size = s.team_size()
@@ -87,13 +83,14 @@ def _example_team(s: GameState, size: int) -> list[str]:
 # --- team votes ---------------------------------------------------------------------
 
 
-def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
+def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
+    """A player's APPROVE, REJECT or ABSTAIN (or CRITICAL ...) on the proposed team."""
     s = tx.state
     seat = s.seat(cmd.author)
     if seat is None:
         return Refusal("Only the players of this game can vote.")
     if s.phase != TEAM_VOTE:
-        return Refusal(f"No team vote is open now: {_phase_words(s)}.")
+        return Refusal(f"No team vote is open now: {phase_status(s)}.")
     if seat.disqualified:
         return Refusal("You are disqualified: your vote takes the default.", private=True)
     if cmd.author in s.not_voting:
@@ -132,7 +129,7 @@ def _vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
     deadlines = s.config.deadlines
     if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
-        _close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
+        close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
     return None
 
 
@@ -145,7 +142,9 @@ def _all_voted(s: GameState) -> bool:
     return True
 
 
-def _close_vote(tx: Tx) -> None:
+def close_vote(tx: Tx) -> None:
+    """Close the team vote: every vote missing takes the default; then the mission opens (once
+    any window a plug-in holds is over), or the leadership passes."""
     s = tx.state
     default = s.config.missed.team_vote
     abstain_as = s.config.rules.abstain_counts_as
@@ -177,7 +176,7 @@ def _close_vote(tx: Tx) -> None:
         rejections=s.rejections + (0 if approved else 1),
     )
     if defaulted:
-        _disqualify_missing(tx, defaulted)
+        disqualify_missing(tx, defaulted)
     for p in tx.plugins:
         p.after_vote(tx, record)
     if not approved:
@@ -193,7 +192,7 @@ def open_mission(tx: Tx) -> None:
             fails_needed=s.fails_needed(), public=s.public)
     for p in tx.plugins:
         p.after_mission_opened(tx)
-    _maybe_resolve(tx)
+    resolve_when_all_in(tx)
 
 
 def after_rejection(tx: Tx) -> None:
@@ -201,6 +200,6 @@ def after_rejection(tx: Tx) -> None:
     leadership passes."""
     s = tx.state
     if s.rejections >= REJECTIONS_TO_LOSE:
-        _end(tx, SPIES, "rejections")
+        end_game(tx, SPIES, "rejections")
     else:
-        _open_proposal(tx, s.mission, s.next_leader(s.leader))
+        begin_proposal(tx, s.mission, s.next_leader(s.leader))

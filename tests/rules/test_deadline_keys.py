@@ -6,7 +6,8 @@ from dataclasses import dataclass, fields, replace
 import pytest
 
 from forumbot.gameconfig import parse_config
-from forumbot.rules.config import default_deadlines, default_missed, make_config
+from forumbot.rules.config import default_deadlines, default_missed
+from forumbot.rules.hooks import make_config
 from forumbot.rules.presets import (
     CHOICE,
     COUNT,

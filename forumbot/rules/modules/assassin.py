@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from .. import events as ev
 from ..commands import Command, Refusal, said
 from ..events import Event, event
-from ..hooks import RulePlugin
-from ..roles import FELLOW_SPIES, Role, role_set
+from ..plugin import Role, RulePlugin
+from ..roles import FELLOW_SPIES, role_set
 from ..state import RESISTANCE, SPIES, GameState, open_phase, register_fold
+from ..steps import end_game
 
 PHASE = "assassination"
 SHOT_KEY = "assassinated"
@@ -95,8 +96,6 @@ class Assassination(RulePlugin):
         return False
 
     def handle(self, tx, cmd: Assassinate) -> Refusal | None:
-        from ..engine import end_game
-
         s = tx.state
         if s.phase != PHASE:
             return Refusal("There is no assassination now: it comes after the third successful mission.")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import events as ev
 from ..events import Event, MissionResolved, event
-from ..hooks import RulePlugin
+from ..plugin import RulePlugin
 from ..presets import MISSIONS_TO_WIN
 from ..state import GameState, register_fold
 

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..commands import Command, Propose, Refusal, said
 from ..events import Event, TeamProposed, event
-from ..hooks import ConfigKey, RulePlugin, Word
+from ..missions import resolve_mission
+from ..plugin import ConfigKey, Parsed, RulePlugin, Word
 from ..state import GameState, open_phase, register_fold
-
-if TYPE_CHECKING:
-    from ..hooks import Parsed
 
 PHASE = "excalibur"
 KEY = "excalibur"
@@ -182,8 +179,6 @@ class ExcaliburPlugin(RulePlugin):
         return True
 
     def handle(self, tx, cmd: WieldExcalibur) -> Refusal | None:
-        from ..engine import resolve_mission
-
         s = tx.state
         if s.phase != PHASE:
             return Refusal("Excalibur is not in use now: its holder uses it once every order "
@@ -210,8 +205,6 @@ class ExcaliburPlugin(RulePlugin):
         return None
 
     def on_expire(self, tx) -> bool:
-        from ..engine import resolve_mission
-
         s = tx.state
         if s.phase != PHASE:
             return False
@@ -243,8 +236,6 @@ class ExcaliburPlugin(RulePlugin):
 
 
 def _parsed(verb: str, names: tuple[str, ...], text: str) -> "Parsed":
-    from ..hooks import Parsed
-
     return Parsed(verb, names=names, text=text)
 
 

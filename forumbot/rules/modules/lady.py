@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .. import events as ev
 from ..commands import Command, Refusal, said
 from ..events import Event, MissionResolved, event
-from ..hooks import RulePlugin, Word
+from ..plugin import Parsed, RulePlugin, Word
 from ..presets import MISSIONS_TO_WIN
 from ..state import GameState, open_phase, register_fold
-
-if TYPE_CHECKING:
-    from ..hooks import Parsed
+from ..steps import resume_after_mission
 
 PHASE = "lady"
 KEY = "lady"
@@ -129,8 +126,6 @@ class LadyOfTheLake(RulePlugin):
         return True
 
     def handle(self, tx, cmd: LadyTarget) -> Refusal | None:
-        from ..engine import resume_after_mission
-
         s = tx.state
         if s.phase != PHASE:
             return Refusal("The Lady of the Lake is not in use now: it comes right after missions 2, 3 and 4.")
@@ -150,8 +145,6 @@ class LadyOfTheLake(RulePlugin):
         return None
 
     def on_expire(self, tx) -> bool:
-        from ..engine import resume_after_mission
-
         if tx.state.phase != PHASE:
             return False
         tx.emit(LadySkipped, holder=lady(tx.state).holder, reason="the deadline passed")
@@ -172,8 +165,6 @@ class LadyOfTheLake(RulePlugin):
 
 
 def _parsed(name: str, text: str) -> "Parsed":
-    from ..hooks import Parsed
-
     return Parsed("lady", names=(name,), text=text)
 
 

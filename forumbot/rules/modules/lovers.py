@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from ..commands import Command, Refusal, said
 from ..events import Event, event
-from ..hooks import RulePlugin, Word
-from ..roles import Role
+from ..plugin import Parsed, Role, RulePlugin, Word
 from ..state import RESISTANCE, SPIES, GameState, register_fold
+from ..steps import end_game
 from .assassin import PHASE as ASSASSINATION
 from .assassin import SHOT_KEY, Shot, assassin, known_to
 
@@ -57,8 +57,6 @@ _TWO = re.compile(r"^(?:ASSASSINATE|SHOOT)\s*:?\s*([^\s:,&]\S*?)\s*(?:,|&|\band\
 
 
 def _parsed(m: re.Match, text: str):
-    from ..hooks import Parsed
-
     return Parsed("assassinate", names=(m.group(1), m.group(2)), text=text)
 
 
@@ -94,8 +92,6 @@ class TristanAndIsolde(RulePlugin):
 
     # --- the rules ----------------------------------------------------------------
     def handle(self, tx, cmd: ShootLovers) -> Refusal | None:
-        from ..engine import end_game
-
         s = tx.state
         form = said("ASSASSINATE: name, name")
         if s.phase != ASSASSINATION:

@@ -14,8 +14,9 @@ import random
 
 from ..commands import Choose, GiveCard, PassCard, PlayCard, Refusal, said
 from ..events import MissionResolved
-from ..hooks import RulePlugin
+from ..plugin import RulePlugin
 from ..state import GameState
+from ..steps import open_proposal
 from .commander import commander as the_commander
 from .mission_card_folds import (
     BY_KEY,
@@ -95,8 +96,6 @@ class MissionCards(RulePlugin):
         return (acting[index] if index < len(acting) else None) or the_commander(s) or ""
 
     def _follow_next(self, tx) -> None:
-        from ..engine import open_proposal
-
         s = tx.state
         m = own(s)
         cancelled = "counterfeit" in m.drawn

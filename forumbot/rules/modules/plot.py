@@ -16,8 +16,10 @@ import random
 
 from ..commands import Choose, GiveCard, PassCard, PlayCard, ProxyVote, Refusal, TakeCard, said
 from ..events import MissionResolved
-from ..hooks import RulePlugin
+from ..plugin import RulePlugin
 from ..state import GameState
+from ..steps import open_proposal, resume_after_mission
+from ..team import after_rejection, open_mission
 from .lady import decided
 from .plot_deck import DRAW, deck_for, find_card
 from .plot_events import (
@@ -111,8 +113,6 @@ class PlotCards(CardPlays, RulePlugin):
             self._next_choice(tx)
 
     def _next_choice(self, tx) -> None:
-        from ..engine import open_proposal
-
         s = tx.state
         p = own(s)
         while p.queue:
@@ -277,8 +277,6 @@ class PlotCards(CardPlays, RulePlugin):
         return None
 
     def _close_window(self, tx) -> None:
-        from ..engine import after_rejection, open_mission, resume_after_mission
-
         s = tx.state
         window = own(s).window
         assert window is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..commands import PlayCard, ProxyVote, Refusal, said
 from ..events import VoteCast
+from ..steps import open_proposal
 from .plot_deck import find_card
 from .plot_events import PlotDeclared, PlotPlayed, PlotReveal, PlotWindowClosed
 from .plot_folds import WINDOW, own
@@ -60,7 +61,6 @@ class CardPlays:
             tx.emit(PlotPlayed, card=card.key, holder=cmd.author)
             tx.emit(PlotWindowClosed)
             if after_veto:  # avalon-2020: the holder leads the next proposal of this quest
-                from ..engine import open_proposal
                 open_proposal(tx, s.mission, cmd.author)
             else:
                 self._draw(tx)

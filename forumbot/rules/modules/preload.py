@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from .. import events as ev
 from ..commands import MissionOrder, Refusal, said
 from ..events import Event, OrderCast, event
-from ..hooks import RulePlugin
+from ..missions import order
+from ..plugin import RulePlugin
 from ..state import RESISTANCE, TEAM_VOTE, GameState, register_copy, register_fold
 
 KEY = "preloads"
@@ -58,8 +59,6 @@ class Preloading(RulePlugin):
     handles = (MissionOrder,)
 
     def handle(self, tx, cmd: MissionOrder) -> Refusal | None:
-        from ..engine import order
-
         s = tx.state
         if s.phase != TEAM_VOTE:
             return order(tx, cmd)
