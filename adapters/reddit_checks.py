@@ -19,7 +19,7 @@ import prawcore
 from praw.exceptions import PRAWException
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
-GUIDE = 'README, "Deploying on a server"'
+GUIDE = 'docs/operating.md, "Deploying on a server"'
 # What the bot does with each OAuth scope (a refresh token carries only those granted).
 SCOPES = {
     "identity": "know its own name",
