@@ -382,3 +382,33 @@ def test_the_reference_lists_every_export_field(tmp_path, monkeypatch, capsys):
     for key in record["players"][0]:
         assert key in fields, key
     assert main(["--help"]) == 0
+
+
+# --- doctor: Reddit's approval is a likely cause of a refused login --------------------------
+
+
+@pytest.mark.parametrize(("login", "status"), [("bad_client", 401), ("locked", 403)])
+def test_doctor_names_reddits_approval_when_reddit_refuses_the_login(login, status, fake_reddit, tmp_path,
+                                                                      capsys, monkeypatch):
+    """A new app Reddit has not approved yet is refused like a wrong id and secret (401); an
+    automated account Reddit wants registered, like a locked one (403). The login line says
+    so, and names the section of the operator's guide that tells what to ask for."""
+    from tests.test_doctor import doctor, settings
+
+    if login == "locked":
+        real = fake_reddit.route
+
+        def route(method, path, q, form):
+            if path == "/api/v1/me":
+                return 403, {"message": "Forbidden", "error": 403}
+            return real(method, path, q, form)
+
+        monkeypatch.setattr(fake_reddit, "route", route)
+    else:
+        fake_reddit.login = login
+    code, lines = doctor(capsys, settings(tmp_path, fake_reddit.url))
+    assert code == 1
+    line = lines["login"]
+    assert line.startswith("FAIL ") and f"({status})" in line, line
+    assert "approved" in line and "Reddit in 2026: ask for approval first" in line, line
+    assert re.search(r"^## Reddit in 2026: ask for approval first$", TEXT[DOCS / "operating.md"], re.M)
