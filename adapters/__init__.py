@@ -19,7 +19,7 @@ class Adapter:
     # The settings it cannot work without, and where an operator finds each.
     needs: dict[str, str] = field(default_factory=dict)
     one_of: tuple[tuple[str, ...], ...] = ()  # of each group, at least one must be set
-    guide: str = ""  # the README section that explains these settings
+    guide: str = ""  # the section of docs/operating.md that explains these settings
     bot_name_key: str | None = None  # the setting that names the bot's account
     writes_per_minute: int = 60  # the default of `[bot] writes_per_minute` for this forum
     checks: str = ""  # "module:function": doctor's checks, (forum, section, places) -> (status, name, detail)

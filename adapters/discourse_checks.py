@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 # Site settings (Admin > Settings) that let a bare command such as `**APPROVE**` or a PM
 # `G1 PASS` through Discourse's own checks, and a player post a fourth reply in a row
-# (README, "Hosting on Discourse"). Discourse's defaults are in brackets.
+# (docs/operating.md, "Hosting on Discourse"). Discourse's defaults are in brackets.
 RECOMMENDED_SITE_SETTINGS = {
     "min_post_length": 8,  # [20] `**PASS**` is 8 characters
     "min_personal_message_post_length": 2,  # [10] `G1 PASS` is 7
@@ -22,7 +22,7 @@ RECOMMENDED_SITE_SETTINGS = {
 
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
-GUIDE = 'README, "Hosting on Discourse"'
+GUIDE = 'docs/operating.md, "Hosting on Discourse"'
 WHY = {
     "min_post_length": "a bare `**PASS**` or `**APPROVE**` in the game topic is refused as too short",
     "min_personal_message_post_length": "a PM such as `G1 PASS` is refused as too short",

@@ -10,6 +10,11 @@ What Reddit answers, and what it means (the token exchange as praw's recorded te
 - a wrong client_id or client_secret: 401 (prawcore.ResponseException);
 - a revoked (or another app's) refresh token: 400 `{"error": "invalid_grant"}`;
 - a missing subreddit: 404 (or a redirect to the search); a private one: 403.
+
+Since late 2025 a new app's keys work only once Reddit has approved the app (the Responsible
+Builder Policy), and since March 2026 Reddit asks automated accounts to register as apps: an
+app that is not approved yet looks like a wrong client_id or client_secret (401), and an
+account Reddit stopped for being a bot like a locked one (403). Both say so.
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ import prawcore
 from praw.exceptions import PRAWException
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
-GUIDE = 'README, "Deploying on a server"'
+GUIDE = 'docs/operating.md, "Deploying on a server"'
+APPROVAL = 'docs/operating.md, "Reddit in 2026: ask for approval first"'
 # What the bot does with each OAuth scope (a refresh token carries only those granted).
 SCOPES = {
     "identity": "know its own name",
@@ -96,12 +102,16 @@ def login_failure(e: BaseException, uses_token: bool, reddit=None) -> str:
         status = getattr(getattr(e, "response", None), "status_code", None)
         if status == 401:
             return ("Reddit refused the app (401): check [reddit] client_id and client_secret "
-                    "(https://www.reddit.com/prefs/apps)")
+                    "(https://www.reddit.com/prefs/apps). A likely cause for an app made since late "
+                    "2025: Reddit has not approved it yet, and its keys work only once it has "
+                    f"({APPROVAL})")
         if status == 400 and uses_token:
             return (f"Reddit refused the refresh token (400 invalid_grant): it was revoked, or it "
                     f"belongs to another app; get a new one ({GUIDE})")
         if status == 403:
-            return "Reddit refused the account (403): it may be suspended or locked"
+            return ("Reddit refused the account (403): it may be suspended or locked, or, since "
+                    "March 2026, an automated account Reddit wants registered as an approved app "
+                    f"({APPROVAL})")
         if status is not None and status >= 500:
             return f"Reddit answered {status}: it is having trouble; try again later"
         return f"Reddit answered {status} to the login"

@@ -233,7 +233,7 @@ def require_forum(s: Settings) -> None:
         adapter = ADAPTERS[s.forum]
         where = s.path or "the settings file"
         raise SettingsError(
-            f"{where}: fill in [{s.forum}] {', '.join(missing)} (README, \"{adapter.guide}\"), "
+            f"{where}: fill in [{s.forum}] {', '.join(missing)} (docs/operating.md, \"{adapter.guide}\"), "
             f"or set [bot] forum = local to try the bot without a {s.forum.capitalize()} account")
 
 

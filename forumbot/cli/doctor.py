@@ -67,7 +67,8 @@ def checks(settings_path: str | None = None):
     missing = forum_problems(s)
     adapter = ADAPTERS[s.forum]
     if missing:
-        yield Check(FAIL, "settings", f"fill in [{s.forum}] {', '.join(missing)} (README, \"{adapter.guide}\")")
+        yield Check(FAIL, "settings", f"fill in [{s.forum}] {', '.join(missing)} "
+                    f"(docs/operating.md, \"{adapter.guide}\")")
 
     db_ok, threads = False, []
     for check in _database(s):

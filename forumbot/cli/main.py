@@ -38,8 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     presets = ", ".join(p for p, v in PRESETS.items() if v.available)
     ap = argparse.ArgumentParser(
         prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
-        epilog="Start with `forumbot demo`; the README has a game on the local forum and how to "
-               "deploy on a server.")
+        epilog="Start with `forumbot demo`; the README has a game on the local forum, and "
+               "docs/operating.md how to deploy on a server.")
     ap.add_argument("--version", action="version", version=f"forumbot {version()}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND",
                             help="what to do (each has --help)")

@@ -4,6 +4,8 @@ private, restricted, banned from, link-only), private messages, the database and
 and `run --once`, which exits non-zero when the forum cannot be read at all."""
 from __future__ import annotations
 
+import pathlib
+import re
 import socket
 
 import pytest
@@ -207,3 +209,32 @@ def test_run_once_with_reddit_unreachable_exits_non_zero(tmp_path, capsys, no_sl
     err = capsys.readouterr().err
     assert f"fetch: inbox: cannot connect to 127.0.0.1:{port} (Connection refused)" in err
     assert "Traceback" not in err
+
+
+# --- doctor: Reddit's approval is a likely cause of a refused login --------------------------
+
+
+@pytest.mark.parametrize(("login", "status"), [("bad_client", 401), ("locked", 403)])
+def test_doctor_names_reddits_approval_when_reddit_refuses_the_login(login, status, fake_reddit, tmp_path,
+                                                                      capsys, monkeypatch):
+    """A new app Reddit has not approved yet is refused like a wrong id and secret (401); an
+    automated account Reddit wants registered, like a locked one (403). The login line says
+    so, and names the section of the operator's guide that tells what to ask for."""
+    if login == "locked":
+        real = fake_reddit.route
+
+        def route(method, path, q, form):
+            if path == "/api/v1/me":
+                return 403, {"message": "Forbidden", "error": 403}
+            return real(method, path, q, form)
+
+        monkeypatch.setattr(fake_reddit, "route", route)
+    else:
+        fake_reddit.login = login
+    code, lines = doctor(capsys, settings(tmp_path, fake_reddit.url))
+    assert code == 1
+    line = lines["login"]
+    assert line.startswith("FAIL ") and f"({status})" in line, line
+    assert "approved" in line and "Reddit in 2026: ask for approval first" in line, line
+    guide = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "operating.md").read_text()
+    assert re.search(r"^## Reddit in 2026: ask for approval first$", guide, re.M)

@@ -1,4 +1,6 @@
-"""Every config in the README's "Hosting a game" section passes check-config."""
+"""The host's guide (docs/hosting.md, once the README's "Hosting a game"): every config in it
+passes check-config, the five seed games are there, and every host and player command.
+tests/test_docs.py checks every page of docs/ and the README as a whole."""
 import pathlib
 import re
 import subprocess
@@ -8,8 +10,8 @@ import pytest
 from forumbot.gameconfig import parse_config
 
 ROOT = pathlib.Path(__file__).parents[2]
-README = (ROOT / "README.md").read_text()
-HOSTING = README[README.index("## Hosting a game"):README.index("## Playing")]
+GUIDE = (ROOT / "docs" / "hosting.md").read_text()
+HOSTING = GUIDE[GUIDE.index("## Starting a game"):GUIDE.index("## What players type")]
 CONFIGS = re.findall(r"```yaml\n(.*?)```", HOSTING, re.S)
 
 
@@ -19,7 +21,7 @@ def test_there_is_a_config_for_every_preset():
 
 
 @pytest.mark.parametrize("config", CONFIGS)
-def test_readme_config_passes(config, tmp_path):
+def test_guide_config_passes(config, tmp_path):
     cfg, problems = parse_config(config, "host")
     assert problems == []
     from forumbot.cli.main import main
@@ -29,7 +31,7 @@ def test_readme_config_passes(config, tmp_path):
     assert main(["check-config", str(path)]) == 0  # the command a host would run
 
 
-def test_the_five_seed_games_are_in_the_readme():
+def test_the_five_seed_games_are_in_the_guide():
     seeds = HOSTING[HOSTING.index("### The five seed games"):]
     titles = {re.search(r"^title: (.+)$", c, re.M).group(1) for c in re.findall(r"```yaml\n(.*?)```", seeds, re.S)}
     assert titles == {"The Resistance - First test game", "The Resistance Game 60 - So say we all",
@@ -37,15 +39,15 @@ def test_the_five_seed_games_are_in_the_readme():
                       "2020 Match 4 of The Resistance - Avalon"}
 
 
-def test_every_host_command_is_in_the_readme():
+def test_every_host_command_is_in_the_guide():
     from forumbot.shell.moderator import HOST_COMMANDS
 
     for verb in HOST_COMMANDS:
         assert f"`{verb.upper()} G12" in HOSTING, verb
 
 
-def test_every_player_command_is_in_the_readme():
-    playing = README[README.index("## Playing"):README.index("## Running it")]
+def test_every_player_command_is_in_the_guide():
+    playing = GUIDE[GUIDE.index("## What players type"):GUIDE.index("## What players see")]
     for word in ("JOIN", "LEAVE", "PROPOSE", "APPROVE", "REJECT", "ABSTAIN", "CRITICAL", "SUPPORT",
                  "SABOTAGE", "GIVE", "PLAY", "PROXY", "TAKE", "CHOOSE", "PASS", "LADY", "ASSASSINATE",
                  "STATUS", "HELP"):
