@@ -64,15 +64,14 @@ def _maybe_resolve(tx: Tx) -> None:
     for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
         if name not in orders and not s.player(name).disqualified:
             return
-    for p in tx.plugins:
-        if p.before_resolve(tx):
-            return
     _resolve_mission(tx)
 
 
-def resolve_mission(tx: Tx) -> None:
-    """Count the mission (a plug-in that held it with `before_resolve` is done)."""
-    _resolve_mission(tx)
+def resolve_mission(tx: Tx, switched: dict[str, str] | None = None) -> None:
+    """Count the mission (a plug-in that held it with `before_resolve` is done). `switched`:
+    orders a plug-in changed once every order was in (Excalibur), seat -> the order that
+    counts instead of the one sent or the default; a seat that sent none still missed it."""
+    _count_mission(tx, switched or {})
 
 
 def default_order(state: GameState, name: str) -> str:
@@ -84,6 +83,17 @@ def default_order(state: GameState, name: str) -> str:
 
 
 def _resolve_mission(tx: Tx) -> None:
+    """Every order is in, or the mission's time is up (its deadline, the host's CLOSE or SKIP,
+    the last missing member disqualified): the defaults fill the missing orders, so every
+    order is in either way. A plug-in may hold the count for a phase of its own first
+    (`before_resolve`: Excalibur's window); else the mission is counted now."""
+    for p in tx.plugins:
+        if p.before_resolve(tx):
+            return
+    _count_mission(tx, {})
+
+
+def _count_mission(tx: Tx, switched: dict[str, str]) -> None:
     s = tx.state
     orders: dict[str, str] = {}
     defaulted: list[str] = []
@@ -94,6 +104,7 @@ def _resolve_mission(tx: Tx) -> None:
         else:
             orders[name] = default_order(s, name)
             defaulted.append(name)
+        orders[name] = switched.get(name, orders[name])
     sabotages = list(orders.values()).count("sabotage")
     needed = s.fails_needed()
     tx.emit(ev.MissionResolved, number=s.mission, leader=s.leader, team=list(s.team),

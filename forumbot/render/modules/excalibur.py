@@ -19,6 +19,10 @@ def _given(state: GameState, e: ExcaliburGiven, tag: str, m: Any) -> str:
 
 @public(ExcaliburOpened.type)
 def _opened(state: GameState, e: ExcaliburOpened, tag: str, m: Any) -> str:
+    if e.closed:  # (the mission's deadline, or the host's CLOSE)
+        return (f"The mission is closed, and the defaults fill the missing orders. {state.shown(e.holder)} "
+                f"holds Excalibur and may now switch one other team member's order, by PM, by "
+                f"{when(e.at, state.config.deadlines.choice, state)}.")
     return (f"Every order is in. {state.shown(e.holder)} holds Excalibur and may switch one other team "
             f"member's order, by PM, by {when(e.at, state.config.deadlines.choice, state)}.")
 
@@ -26,10 +30,11 @@ def _opened(state: GameState, e: ExcaliburOpened, tag: str, m: Any) -> str:
 @private(ExcaliburOpened.type)
 def _prompt(state: GameState, e: ExcaliburOpened, tag: str, m: Any) -> list[Message]:
     others = ", ".join(state.shown(n) for n in state.team if n != e.holder)
-    return [Message(f"excalibur:{e.holder}", f"{tag}: you hold Excalibur. Every order of mission "
-                    f"{e.mission} is in. To switch one team member's order (SUPPORT becomes SABOTAGE, "
-                    f"and back), PM me {m.bold('EXCALIBUR: name')} (one of {others}); or "
-                    f"{m.bold('PASS')}. You will learn the order it was.",
+    done = (f"Mission {e.mission} is closed, and the defaults fill the missing orders" if e.closed
+            else f"Every order of mission {e.mission} is in")
+    return [Message(f"excalibur:{e.holder}", f"{tag}: you hold Excalibur. {done}. To switch one team "
+                    f"member's order (SUPPORT becomes SABOTAGE, and back), PM me {m.bold('EXCALIBUR: name')} "
+                    f"(one of {others}); or {m.bold('PASS')}. You will learn the order it was.",
                     to=state.shown(e.holder), subject=f"{tag}: Excalibur", priority=0)]
 
 

@@ -104,8 +104,12 @@ def _plot_reveal(state: GameState, e: PlotReveal, tag: str, m: Markup) -> str:
 def _reveal_pm(state: GameState, e: PlotReveal, tag: str, m: Markup) -> list[Message]:
     subject = m.bold(state.shown(e.subject))
     if e.card == "close-eye":
-        text = (f"{tag}: Keeping a Close Eye on You: {subject} played "
-                f"{m.bold((e.order or '').upper())} on mission {e.mission}.")
+        sent = (e.order or "").upper()
+        text = f"{tag}: Keeping a Close Eye on You: {subject} played {m.bold(sent)} on mission {e.mission}"
+        if e.switched:  # (who used Excalibur on whom is public: the thread said so)
+            counted = "SUPPORT" if sent == "SABOTAGE" else "SABOTAGE"
+            text += f"; Excalibur switched it, and it counted as {m.bold(counted)}"
+        text += "."
     else:
         text = f"{tag}: {_card(e.card)}: {subject} is one of {side_name(state, e.side or '')}."
     return [Message(f"reveal:{e.viewer}", text, to=state.shown(e.viewer),
@@ -139,8 +143,9 @@ def _team_vetoed(state: GameState, e: TeamVetoed, tag: str, m: Markup) -> str:
 
 @public(ev.PLOT_SPOTLIGHT)
 def _plot_spotlight(state: GameState, e: PlotSpotlight, tag: str, m: Markup) -> str:
+    switched = " before Excalibur switched it" if e.switched else ""
     return (f"In the Spotlight: {m.bold(state.shown(e.target))}'s order on mission {e.mission} "
-            f"was {m.bold(e.order.upper())}.")
+            f"was {m.bold(e.order.upper())}{switched}.")
 
 
 @public(ev.PLOT_CHOICE_SKIPPED)
