@@ -290,7 +290,7 @@ def test_the_texts():
     assert f"**{target}**'s order was **SUPPORT**. It counts as SABOTAGE." in pms[0].body
     opened = [e for e in g.log if e.type == OPENED]
     prompt = [m for m in render_events(g.state, opened, "G1") if m.to == holder]
-    assert prompt and "**EXCALIBUR: name**" in prompt[0].body
+    assert prompt and f"PM me **EXCALIBUR: {target}**;" in prompt[0].body  # a team of two: the other, by name
 
 
 def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():

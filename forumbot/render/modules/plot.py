@@ -21,7 +21,7 @@ from ...rules.modules.plot_events import (
 from ...rules.state import GameState
 from ..markup import Markup
 from ..registry import private, public
-from ..words import Message, limits, side_name, when
+from ..words import Message, limits, side_member, when
 from ..words import card as _card
 
 
@@ -36,11 +36,21 @@ def _plot_window(state: GameState, e: PlotWindow, tag: str, m: Markup) -> str:
         return (f"After the No Confidence, {holders} may play Strong Leader "
                 f"({m.bold('PLAY: Strong Leader')}) and lead the next proposal, or {m.bold('PASS')}, by {wait}.")
     if e.window == "approved":
-        return (f"Before the orders: {holders} may play a card now: {m.bold('PLAY: No Confidence')} "
-                f"(the team is rejected) or {m.bold('PLAY: In the Spotlight -> name')} (that team "
-                f"member's order is shown with the result), or {m.bold('PASS')}, by {wait}.")
+        offers = {"no-confidence": f"{m.bold('PLAY: No Confidence')} (the team is rejected)",
+                  "spotlight": f"{m.bold('PLAY: In the Spotlight -> name')} (that team member's order "
+                               "is shown with the result)"}
+        held = [text for card, text in offers.items() if _held(state, e.holders, card)]
+        return (f"Before the orders: {holders} may play a card now: {' or '.join(held or offers.values())}, "
+                f"or {m.bold('PASS')}, by {wait}.")
     return (f"Keeping a Close Eye on You: {holders}, you may now name one member of the team by PM "
             f"({m.bold('CHOOSE: name')}) and learn their order, or {m.bold('PASS')}, by {wait}.")
+
+
+def _held(state: GameState, holders: list[str], card: str) -> bool:
+    """Whether one of `holders` holds `card` (in the state the window's post is made from;
+    a state that has moved past the window offers both cards, as before)."""
+    plot = state.extra.get("plot")
+    return plot is not None and any(card in plot.hands.get(h, []) for h in holders)
 
 
 @private(ev.PLOT_WINDOW)
@@ -111,7 +121,7 @@ def _reveal_pm(state: GameState, e: PlotReveal, tag: str, m: Markup) -> list[Mes
             text += f"; Excalibur switched it, and it counted as {m.bold(counted)}"
         text += "."
     else:
-        text = f"{tag}: {_card(e.card)}: {subject} is one of {side_name(state, e.side or '')}."
+        text = f"{tag}: {_card(e.card)}: {subject} is {side_member(state, e.side or '')}."
     return [Message(f"reveal:{e.viewer}", text, to=state.shown(e.viewer),
                     subject=f"{tag}: {_card(e.card)}", priority=0)]
 
