@@ -104,3 +104,18 @@ def _opening(state: GameState, e: GameStarted, tag: str, m: Any) -> str | None:
             f"back, by PM: {m.bold('EXCALIBUR: name')}, or {m.bold('PASS')}{within}. The holder "
             "learns the order it was; the thread learns only who used Excalibur on whom. The "
             "mission counts the switched order.")
+
+
+# --- the archive page: who held Excalibur on each mission, and whom it was used on (never the
+# order: the thread never learns it). Registered by archive/modules/excalibur.py; `name(seat)`
+# is the username on a seat as the thread named it then.
+def archive_used(state: GameState, e: ExcaliburUsed, reveal: bool, name) -> dict:
+    return {"symbol": "⚔", "kind": "Excalibur",
+            "text": f"{name(e.holder)} held Excalibur and used it on {name(e.target)}."}
+
+
+def archive_passed(state: GameState, e: ExcaliburPassed, reveal: bool, name) -> dict:
+    why = {"passed": "did not use it", "the deadline passed": "did not use it in time",
+           "the holder is disqualified": "could not use it (disqualified)"}
+    return {"symbol": "⚔", "kind": "Excalibur",
+            "text": f"{name(e.holder)} held Excalibur and {why.get(e.reason, f'did not use it ({e.reason})')}."}

@@ -83,3 +83,14 @@ def _help_assassin(state: GameState, seat: str, m: Any) -> str | None:
     if state.phase != ASSASSINATION or mine is None or mine.role != "assassin" or not _in_game(state):
         return None
     return f"Or, instead of Merlin, name both lovers, Tristan and Isolde: {_form(m)}."
+
+
+# --- the archive page: the double shot, under the spies at the reveal (registered by
+# archive/modules/lovers.py, as the shot at Merlin is by archive/modules/assassin.py).
+def archive_shot(state: GameState, events) -> str | None:
+    shot = next((e for e in events if isinstance(e, LoversShot)), None)
+    if shot is None:
+        return None
+    a, b = (state.shown(t) for t in shot.targets)
+    return (f"{state.shown(shot.assassin)}, the Assassin, named {a} and {b} as Tristan and Isolde: "
+            + ("both lovers, a hit." if shot.hit else "a miss, they were not both lovers."))
