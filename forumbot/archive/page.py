@@ -183,9 +183,10 @@ def _outcome(state: GameState) -> dict:
         reason = state.win_reason or ""
         why = ENDED_WITHOUT_WINNER.get(reason, reason)
         return {"side": None, "headline": "No winner", "why": _capital(why) + "."}
-    name = _capital(_side_name(state, state.winner))
+    from ..render.words import side_wins
+
     return {"side": "spies" if state.winner == SPIES else "resistance",
-            "headline": f"{name} win",
+            "headline": _capital(side_wins(state, state.winner)),  # ("Good wins", "The Spies win")
             "why": f"By {WIN_REASONS.get(state.win_reason or '', state.win_reason)}."}
 
 

@@ -271,9 +271,10 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
             return {"kind": "end", "label": "End", "symbol": "■",
                     "text": "The game was abandoned: nobody proposed a team for two full turns."}
         from ..render.status import WIN_REASONS
+        from ..render.words import side_wins
 
         return {"kind": "end", "label": "End", "symbol": "■",
-                "text": f"{_capital(_side_name(state, e.winner or ''))} win, "
+                "text": f"{_capital(side_wins(state, e.winner or ''))}, "
                         f"by {WIN_REASONS.get(e.reason, e.reason)}."}
     return None
 

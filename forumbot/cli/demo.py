@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -108,6 +109,19 @@ def run_demo(preset: str = "resistance", players: int = 7, seed: int = 1, echo=p
              db_url: str = "sqlite:///:memory:", modules: tuple[str, ...] = ()) -> dict:
     """Play one game to its end. Returns the export of the game."""
     return play(preset, players, seed, echo, db_url, modules)[0]
+
+
+def write_archive(path: str) -> int:
+    """`forumbot demo ... --html FILE`: the finished demo game's archive page to FILE (`-`:
+    stdout), as `forumbot export GAME --html FILE` writes a real game's; 0 if written."""
+    # (imported when the command runs: the others start without it)
+    from ..archive.page import export_html_command
+
+    game = store.Game.select().order_by(store.Game.id.desc()).first()
+    if game is None:
+        print("demo: no game was played, so there is no archive page to write", file=sys.stderr)
+        return 1
+    return export_html_command(game, path)
 
 
 def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite:///:memory:",

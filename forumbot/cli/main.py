@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
                       help="the same seed plays the same game (default: 1)")
     demo.add_argument("--with", dest="modules", action="append", default=[], metavar="MODULE",
                       help="play a rule module too (repeatable): excalibur, lovers (avalon)")
+    demo.add_argument("--html", metavar="FILE",
+                      help="also write the finished game's archive page to FILE, as `export --html` does")
 
     exp = sub.add_parser("export", help="a game's full record as JSON (roles included)",
                          description="A game's full record as JSON on stdout: the operator's "
@@ -237,7 +239,7 @@ def _run(args) -> int:
 def _demo(args) -> int:
     # (imported when the command runs: the others start without it)
     from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-    from .demo import NAMES, run_demo
+    from .demo import NAMES, run_demo, write_archive
 
     if args.preset not in PRESETS or not PRESETS[args.preset].available:
         ok = ", ".join(p for p, v in PRESETS.items() if v.available)
@@ -254,6 +256,11 @@ def _demo(args) -> int:
         return 2
     configure_logging("warning")
     result = run_demo(args.preset, players, args.seed, modules=tuple(args.modules))
+    if args.html and not result.get("problems"):
+        if write_archive(args.html):
+            return 1
+        if args.html != "-":
+            print(f"The game's archive page: {args.html}")
     return 0 if result["winner"] else 1
 
 

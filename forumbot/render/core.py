@@ -24,7 +24,7 @@ from ..rules.state import GameState
 from .markup import Markup
 from .registry import private, public
 from .status import WIN_REASONS
-from .words import Message, limits, listed, role_name, side_name, track, when
+from .words import Message, limits, listed, role_name, side_wins, track, when
 
 
 @public(ev.PROPOSAL_OPENED)
@@ -186,7 +186,7 @@ def _game_ended(state: GameState, e: GameEnded, tag: str, m: Markup) -> str:
             "in here; the bot does, and ends the game with no winner. The roles were:",
             roles])
 
-    winner = side_name(state, e.winner or "")
+    wins = side_wins(state, e.winner or "")
     why = WIN_REASONS[e.reason]
     shown = state.shown
     roles = m.table(["Player", "Role"], [[s.name, role_name(state, s.role)] for s in state.seats])
@@ -197,13 +197,15 @@ def _game_ended(state: GameState, e: GameEnded, tag: str, m: Markup) -> str:
         ["Mission", "Proposal", "Leader", "Team", "Result"] + state.names,
         [[str(v.mission), str(v.proposal), shown(v.leader), listed(state, v.team),
           "approved" if v.approved else "rejected"]
-         + [v.votes[s.id][:3].upper() + ("*" if s.id in v.defaulted else "") for s in state.seats]
+         + [("—" if s.id in v.not_voting else v.votes[s.id][:3].upper()) + ("*" if s.id in v.defaulted else "")
+            for s in state.seats]
          for v in state.vote_history])
+    barred = "; — barred by a card" if any(v.not_voting for v in state.vote_history) else ""  # as the live table
     return "\n\n".join([
-        m.heading(f"{winner[0].upper()}{winner[1:]} win, by {why}."),
+        m.heading(f"{wins[0].upper()}{wins[1:]}, by {why}."),
         roles,
         m.bold("Missions"), missions,
-        m.bold("Every team vote") + " (APP approve, REJ reject, ABS abstain; * a default)",
+        m.bold("Every team vote") + f" (APP approve, REJ reject, ABS abstain{barred}; * a default)",
         history,
     ])
 

@@ -6,6 +6,7 @@ from ..rules.hooks import phase_words
 from ..rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
 from . import registry
 from .markup import Markup, markup_for
+from .words import propose_form
 
 
 def general(m: Markup) -> str:
@@ -44,7 +45,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
         lines.append("the game is paused by the host; nothing can be done until it resumes.")
     elif s.phase == PROPOSAL:
         if s.leader == seat:
-            lines.append(f"you lead mission {s.mission}: post {m.bold('PROPOSE: name, name')} in the thread "
+            lines.append(f"you lead mission {s.mission}: post {m.bold(propose_form(s))} in the thread "
                          f"with {s.team_size()} players.")
         else:
             lines.append(f"the leader, {s.shown(s.leader or '')}, is choosing a team; wait for the proposal.")
@@ -59,7 +60,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
             lines.append(f"vote on {', '.join(s.shown(n) for n in s.team)}: {either}, in the thread or "
                          f"by PM ({m.code(f'{tag} APPROVE')}).")
         if s.leader == seat and not s.votes:
-            lines.append(f"As leader you may still replace your team with {m.bold('PROPOSE: name, name')} "
+            lines.append(f"As leader you may still replace your team with {m.bold(propose_form(s))} "
                          "until the first vote arrives.")
     elif s.phase == MISSION:
         if seat in s.team and seat not in s.orders:

@@ -20,7 +20,7 @@ from ..rules.state import GameState
 from .markup import Markup
 from .opening import _role_pm
 from .registry import private, public
-from .words import Message, free_reserves, left_seat, listed
+from .words import Message, free_reserves, left_seat, listed, propose_form
 from .words import card as _card
 from .words import mc as _mc
 
@@ -111,7 +111,7 @@ def _newcomer_pm(state: GameState, e: PlayerReplaced, tag: str, m: Markup) -> st
             parts.append(f"Vote on the team {listed(state, state.team)}: {m.bold('APPROVE')} or "
                          f"{m.bold('REJECT')}{by}.")
     elif state.phase == "proposal" and state.leader == new:
-        parts.append(f"You lead now: post {m.bold('PROPOSE: name, name')} in the thread "
+        parts.append(f"You lead now: post {m.bold(propose_form(state))} in the thread "
                      f"({state.team_size()} players){by}.")
     elif new in state.actors:
         parts.append(f"It is your turn to act; see the thread{by}.")

@@ -12,7 +12,17 @@ from . import registry
 from .markup import Markup
 from .registry import private
 from .status import status_block
-from .words import Message, block_separator, limits, missed_rules, role_name, seat_of, side_name
+from .words import (
+    Message,
+    block_separator,
+    limits,
+    missed_rules,
+    propose_form,
+    role_name,
+    seat_of,
+    side_member,
+    side_name,
+)
 
 
 @private(ev.GAME_STARTED)
@@ -54,7 +64,7 @@ def _opening(state: GameState, e: GameStarted, tag: str, m: Markup) -> str:
            if missed.mission == "by-side" else missed.mission.upper()) + "."
         + (f" Missing {missed.disqualify_after} votes in a row disqualifies a player."
            if missed.disqualify_after else ""),
-        m.bold("How to play") + ": the leader posts " + m.bold("PROPOSE: name, name") + ". "
+        m.bold("How to play") + ": the leader posts " + m.bold(propose_form(state)) + ". "
         f"Everyone votes {m.bold('APPROVE')} or {m.bold('REJECT')} {votes_where}; you may change "
         "your vote until it closes. Team members PM the bot " + m.bold("SUPPORT") + " or "
         + m.bold("SABOTAGE") + f" (put {tag} in the subject if you play several games). Only "
@@ -77,7 +87,7 @@ def _role_pm(state: GameState, tag: str, seat_id: str, m: Markup) -> str:
     seat = seat_of(state, seat_id)
     c = state.config
     lines = [f"Your role in {c.title} ({tag}): {m.bold(role_name(state, seat.role))}, "
-             f"one of {side_name(state, seat.side)}."]
+             f"{side_member(state, seat.side)}."]
     known = role_set(c).knowledge(state, seat.id)
     if known:
         lines.append("You know: " + ", ".join(f"{state.shown(k.name)} ({role_name(state, k.label)})"

@@ -95,6 +95,20 @@ def opening_note(fn: _P) -> _P:
     return fn
 
 
+# What a module adds to the proposal's form, after the names (Excalibur's holder, say), where
+# the bot shows the leader how to write a team (words.propose_form):
+#     @propose_tail
+#     def _tail(state) -> str | None: ...        # "; EXCALIBUR: name"
+ProposeTail = Callable[["GameState"], "str | None"]
+PROPOSE_TAILS: list[ProposeTail] = []
+
+
+def propose_tail(fn: ProposeTail) -> ProposeTail:
+    if fn not in PROPOSE_TAILS:
+        PROPOSE_TAILS.append(fn)
+    return fn
+
+
 # Lines a module adds to another module's public text of an event (Excalibur's word in the
 # core's proposal prompt, say), after it, in the same post:
 #     @public_note(ev.PROPOSAL_OPENED)

@@ -11,7 +11,7 @@ from ..rules.hooks import phase_words
 from ..rules.state import GameState
 from .markup import Markdown, Markup
 from .registry import private, public
-from .words import Message, free_reserves, missed_rules
+from .words import Message, free_reserves, missed_rules, propose_form
 
 # Per phase: what a player still has to do, and the command to type (shown in bold).
 REMINDER_FORMS = {
@@ -43,6 +43,8 @@ def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str
 
     when = due(state)
     what = reminder_words(e.phase, m)
+    if e.phase == "proposal":  # (with what a rule module adds to a team: Excalibur's holder)
+        what = "post your team: " + m.bold(propose_form(state))
     by = f" by {stamp(when, state.config)}" if when else ""
     return f"{tag} reminder: you still have to {what}{by}."
 

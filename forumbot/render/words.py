@@ -67,9 +67,37 @@ def role_name(state: GameState, role: str) -> str:
     return ROLE_NAMES.get(role, role.replace("-", " ").title())
 
 
+def propose_form(state: GameState, size: int = 2) -> str:
+    """A proposal as the leader writes it, with `size` names, and what a rule module adds to
+    it (Excalibur's holder: registry.propose_tail)."""
+    from . import registry
+
+    registry.load()
+    tails = "".join(tail for fn in registry.PROPOSE_TAILS if (tail := fn(state)))
+    return "PROPOSE: " + ", ".join(["name"] * size) + tails
+
+
 def side_name(state: GameState, side: str) -> str:
     p = state.config.rules
     return p.spies_name if side == SPIES else p.resistance_name
+
+
+# The presets' side names (rules/presets.py) are groups ("the Spies", "the Resistance", "the
+# Minions of Mordred": "the Spies win", "one of the Spies"), except avalon-2020's Good and
+# Evil, which are causes, not groups: "Good wins", "on the side of Good".
+CAUSES = frozenset({"Good", "Evil"})
+
+
+def side_wins(state: GameState, side: str) -> str:
+    """"the Spies win", "Good wins" (lower case as the name is: a heading capitalises it)."""
+    name = side_name(state, side)
+    return f"{name} wins" if name in CAUSES else f"{name} win"
+
+
+def side_member(state: GameState, side: str) -> str:
+    """What a player of `side` is: "one of the Spies", "on the side of Good"."""
+    name = side_name(state, side)
+    return f"on the side of {name}" if name in CAUSES else f"one of {name}"
 
 
 def track(state: GameState, m: Markup) -> str:

@@ -20,7 +20,7 @@ from .commands import (
     Remind,
 )
 from .deadlines import due
-from .missions import resolve_mission
+from .missions import close_mission
 from .plugin import Tx
 from .presets import REJECTIONS_TO_LOSE
 from .state import (
@@ -51,7 +51,7 @@ def expire(tx: Tx, cmd: Expire) -> Refusal | None:
     elif s.phase == TEAM_VOTE:
         close_vote(tx)
     elif s.phase == MISSION:
-        resolve_mission(tx)
+        close_mission(tx)
     elif not any(p.on_expire(tx) for p in tx.plugins):
         return Refusal(f"Nothing in phase {s.phase} has a deadline.")
     return None
@@ -88,7 +88,7 @@ def host_close(tx: Tx, cmd: HostClose) -> Refusal | None:
     if s.phase not in (TEAM_VOTE, MISSION):
         return Refusal(f"There is no open vote to close: {phase_status(s)}.")
     tx.emit(ev.HostAction, action="close", by=cmd.author, phase=s.phase)
-    close_vote(tx) if s.phase == TEAM_VOTE else resolve_mission(tx)
+    close_vote(tx) if s.phase == TEAM_VOTE else close_mission(tx)
     return None
 
 
@@ -160,7 +160,7 @@ def host_disqualify(tx: Tx, cmd: HostDisqualify) -> Refusal | None:
     elif s.phase == TEAM_VOTE and s.config.deadlines.close_early and not s.waiting_for():
         close_vote(tx)
     elif s.phase == MISSION and not s.waiting_for():
-        resolve_mission(tx)
+        close_mission(tx)
     elif s.actors == [seat.id] and s.phase != "assassination":  # a card or the Lady: skipped
         for p in tx.plugins:
             if p.on_expire(tx):

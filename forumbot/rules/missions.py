@@ -51,13 +51,21 @@ def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
 
 
 def resolve_when_all_in(tx: Tx) -> None:
-    """Count the mission if every order is in (no one is left to order), unless a plug-in
-    holds it first (RulePlugin.before_resolve; then it calls `resolve_mission`)."""
+    """Close the mission if every order is in (no one is left to order)."""
     s = tx.state
     orders = s.orders
     for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
         if name not in orders and not s.player(name).disqualified:
             return
+    close_mission(tx)
+
+
+def close_mission(tx: Tx) -> None:
+    """Every order is in, or the mission's time is up (its deadline, the host's CLOSE or SKIP,
+    the last missing member disqualified): the defaults fill the missing orders, so every
+    order is in either way. A plug-in may hold the count for a phase of its own first
+    (`before_resolve`: Excalibur's window; it calls `resolve_mission` after); else the
+    mission is counted now."""
     for p in tx.plugins:
         if p.before_resolve(tx):
             return
@@ -72,9 +80,12 @@ def default_order(state: GameState, name: str) -> str:
     return "sabotage" if rule in ("sabotage", "by-side") else "support"
 
 
-def resolve_mission(tx: Tx) -> None:
+def resolve_mission(tx: Tx, switched: dict[str, str] | None = None) -> None:
     """Count the mission: every order missing takes the default (a plug-in that held the
-    count with `before_resolve` is done); then what follows a mission."""
+    count with `before_resolve` is done); then what follows a mission. `switched`: orders a
+    plug-in changed once every order was in (Excalibur), seat -> the order that counts
+    instead of the one sent or the default; a seat that sent none still missed it."""
+    switched = switched or {}
     s = tx.state
     orders: dict[str, str] = {}
     defaulted: list[str] = []
@@ -85,6 +96,7 @@ def resolve_mission(tx: Tx) -> None:
         else:
             orders[name] = default_order(s, name)
             defaulted.append(name)
+        orders[name] = switched.get(name, orders[name])
     sabotages = list(orders.values()).count("sabotage")
     needed = s.fails_needed()
     tx.emit(ev.MissionResolved, number=s.mission, leader=s.leader, team=list(s.team),

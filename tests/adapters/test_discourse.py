@@ -97,7 +97,7 @@ def public_leaks(fake, names) -> list[str]:
     game = next(t for t in fake.topics.values() if t["archetype"] == "regular" and t["user_id"] ==
                 fake.users[fake.bot]["id"])
     posts = [p["raw"] for p in fake.topic_posts(game["id"]) if fake.username(p) == fake.bot]
-    end = next(i for i, p in enumerate(posts) if "win, by" in p)
+    end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
     leaks = []
     for post in posts[:end]:
         for line in post.split("\n"):

@@ -44,7 +44,7 @@ def rendered(cfg, events, now_after: timedelta | None = None):
 
 @pytest.mark.parametrize("preset", list(GAMES))
 def test_the_end_post_uses_the_presets_side_names_and_no_raw_winner_line(preset):
-    from forumbot.render.words import side_name
+    from forumbot.render.words import side_wins
 
     for seed in range(3):
         cfg, events = played(preset, seed)
@@ -53,8 +53,8 @@ def test_the_end_post_uses_the_presets_side_names_and_no_raw_winner_line(preset)
                 post = next(m.body for m in msgs if m.to is None)
                 assert "winner:" not in post
                 heading = post.split("\n")[0]
-                name = side_name(state, e.data["winner"])
-                assert heading == f"### {name[0].upper()}{name[1:]} win, by " + {
+                wins = side_wins(state, e.data["winner"])  # ("Good wins", "the Spies win")
+                assert heading == f"### {wins[0].upper()}{wins[1:]}, by " + {
                     "missions": "three missions", "assassination": "the assassination",
                     "rejections": "five rejected teams in one mission"}[e.data["reason"]] + "."
                 assert "(0 SABOTAGE)" not in post

@@ -159,14 +159,20 @@ def test_the_host_skips_the_window():
     assert g.state.mission == 2 and [e.type for e in g.log].count(PASSED) == 1
 
 
-def test_a_mission_closed_by_its_deadline_is_counted_without_excalibur():
+def test_a_mission_closed_by_its_deadline_still_gives_the_holder_the_window():
+    """(variants.md, "Excalibur after a mission closed early": once the defaults fill the
+    missing orders, the holder gets the window; this test pinned the old skip before.)"""
     g = game()
     team, holder = team_of(g)
     propose(g, team, holder)
     approve(g)
     g.do(MissionOrder(g.tick(), team[0], "support", "pm"))
     g.do(expired(g.state, g.at + timedelta(days=5)))
-    assert g.state.mission == 2 and not [e for e in g.log if e.type == OPENED]
+    assert g.state.phase == "excalibur" and g.state.actors == [holder] and g.state.mission == 1
+    assert [e.data for e in g.log if e.type == OPENED] == [{"holder": holder, "mission": 1, "closed": True}]
+    g.do(expired(g.state, g.at + timedelta(days=9)))  # missed: PASS
+    assert [e.data["reason"] for e in g.log if e.type == PASSED] == ["the deadline passed"]
+    assert g.state.mission == 2 and g.state.missions[-1].defaulted == [n for n in team if n != team[0]]
 
 
 def test_a_revised_proposal_names_a_new_holder():
@@ -246,7 +252,7 @@ def test_the_config_key():
 
 @pytest.mark.parametrize("n", range(5, 11))
 def test_random_play_with_excalibur(n):
-    used = 0
+    used = closed = 0
     for seed in range(25):
         cfg = make_config("avalon", NAMES[:n], leader_order="random", excalibur=True,
                           plot_cards=seed % 2 == 0, lady_of_the_lake=seed % 3 == 0)
@@ -258,11 +264,13 @@ def test_random_play_with_excalibur(n):
         for i, e in enumerate(events):  # every window ends in a use or a pass before the count
             if e.type == OPENED:
                 assert next(t for t in types[i + 1:] if t in (USED, PASSED, "mission_resolved")) != "mission_resolved"
-                assert types[i - 1] == "order_cast"  # once every order is in
+                # once every order is in, or the mission closed and the defaults filled the rest
+                assert types[i - 1] == "order_cast" or e.data.get("closed"), (types[i - 1], e.data)
+                closed += bool(e.data.get("closed"))
             if e.type == GIVEN:
                 assert e.data["holder"] != events[i - 1].data["leader"]
                 assert e.data["holder"] in events[i - 1].data["team"]
-    assert used > 10
+    assert used > 10 and closed > 0
 
 
 def test_the_texts():
@@ -282,7 +290,7 @@ def test_the_texts():
     assert f"**{target}**'s order was **SUPPORT**. It counts as SABOTAGE." in pms[0].body
     opened = [e for e in g.log if e.type == OPENED]
     prompt = [m for m in render_events(g.state, opened, "G1") if m.to == holder]
-    assert prompt and "**EXCALIBUR: name**" in prompt[0].body
+    assert prompt and f"PM me **EXCALIBUR: {target}**;" in prompt[0].body  # a team of two: the other, by name
 
 
 def test_the_holder_replaced_keeps_excalibur_for_the_newcomer():

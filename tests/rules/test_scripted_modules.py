@@ -41,7 +41,8 @@ def test_excalibur_in_a_game(table):
     t.vote_all(True)
     t.orders()
     assert t.state.phase == "excalibur" and t.state.actors == [holder]
-    assert "**EXCALIBUR: name**" in last_pm(t, holder)
+    assert f"PM me **EXCALIBUR: {leader}**;" in last_pm(t, holder)  # a team of two: the other one, by name
+    assert "(one of" not in last_pm(t, holder)
     t.say(holder, f"**EXCALIBUR: {leader}**")  # in the thread: refused by PM, not counted
     t.cycle()
     assert t.state.phase == "excalibur" and "by PM" in last_pm(t, holder)

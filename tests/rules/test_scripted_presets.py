@@ -362,8 +362,8 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.say(others[1], f"**CHOOSE: {lead}**")  # avalon-2020: Open Up may target the leader
     t.cycle()
     heard = t.state.names[i - 1]
-    assert f"**{heard}** is one of" in last_pm(t, others[0])
-    assert f"**{others[1]}** is one of" in last_pm(t, lead)
+    assert f"**{heard}** is on the side of" in last_pm(t, others[0])
+    assert f"**{others[1]}** is on the side of" in last_pm(t, lead)
     t.propose([who["mordred"], who["morgana"]] + good[:3])
     t.vote_all(True)
     t.clock.advance(hours=12, minutes=1)
@@ -377,7 +377,7 @@ def test_avalon_2020_cards_roles_and_assassination(plot_table):
     t.cycle()
     t.say(lead, f"**CHOOSE: {others[1]}**")
     t.cycle()
-    assert f"**{lead}** is one of" in last_pm(t, others[1])
+    assert f"**{lead}** is on the side of" in last_pm(t, others[1])
     t.propose(good[:5])
     t.vote_all(True)
     t.clock.advance(hours=12, minutes=1)

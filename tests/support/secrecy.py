@@ -15,7 +15,7 @@ def public_leaks(forum, names) -> list[str]:
     thread = f"t{forum.threads()[0]['id']}"
     posts = [forum.threads()[0]["body"]] + [r["body"] for r in forum.thread_comments(thread)
                                            if r["author"] == forum.bot_name]
-    end = next(i for i, p in enumerate(posts) if "win, by" in p)
+    end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
     leaks = []
     for post in posts[:end]:  # the end post reveals everything, as it should
         for line in post.split("\n"):

@@ -1,7 +1,9 @@
 """The secrecy sweep (tests/sweeps/test_secrecy.py) with Excalibur and Tristan and Isolde on:
 simulated games on the local forum, rendering included. No public text links a player to a
 side before the end post; each lover's role PM names the other lover and whom the role may
-know, no one else; what Excalibur switched is told to its holder alone."""
+know, no one else; what Excalibur switched is told to its holder alone; a mission closed
+early still gives the holder the window; the lovers' double shot is in the Assassin's role
+PM alone."""
 import re
 
 import pytest
@@ -42,7 +44,15 @@ def check(result, forum):
         holders = {u["holder"] for u in uses if u["target"] == d["target"]}
         assert d["holder"] in {q for q, _ in told} and {q for q, _ in told} <= holders, told
     assert "Excalibur shows you" not in public and "order was" not in public
-    return len(uses)
+    # a mission closed early still opens the window (the thread says so), and the double
+    # shot is told to all, but in a role PM to the Assassin alone
+    closed = [e["data"] for e in result["events"] if e["type"] == "excalibur_opened" and e["data"].get("closed")]
+    assert public.count("The mission is closed, and the defaults fill the missing orders.") == len(closed)
+    roles = {p["name"]: p["role"] for p in result["players"]}
+    shot_told = {p for p in names for r in forum.messages_to(p) if "Your role" in r["body"]
+                 and "instead of Merlin you may name both lovers" in r["body"]}
+    assert shot_told == ({p for p in names if roles[p] == "assassin"} if "tristan" in roles.values() else set())
+    return len(uses) + len(closed)
 
 
 def sweep(games_per_size: int, seed0: int = 0):

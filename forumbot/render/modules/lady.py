@@ -7,7 +7,7 @@ from ...rules.modules.lady import PHASE, LadyOpened, LadySkipped, LadyUsed, hold
 from ...rules.state import GameState
 from ..markup import Markup
 from ..registry import help_step, opening_note, private, public
-from ..words import Message, limits, side_name, when
+from ..words import Message, limits, side_member, when
 
 
 @public(LadyOpened.type)
@@ -27,7 +27,7 @@ def _lady_used(state: GameState, e: LadyUsed, tag: str, m: Markup) -> str:
 @private(LadyUsed.type)
 def _lady_shows(state: GameState, e: LadyUsed, tag: str, m: Markup) -> list[Message]:
     return [Message(f"lady:{e.holder}", f"{tag}: the Lady of the Lake shows you that "
-                    f"{m.bold(state.shown(e.target))} is one of {side_name(state, e.side)}.",
+                    f"{m.bold(state.shown(e.target))} is {side_member(state, e.side)}.",
                     to=state.shown(e.holder), subject=f"{tag}: the Lady of the Lake", priority=0)]
 
 

@@ -23,7 +23,7 @@ from ...rules.modules.mission_cards import (
 from ...rules.state import GameState
 from ..markup import Markup
 from ..registry import private, public
-from ..words import Message, limits, side_name, when
+from ..words import Message, limits, side_member, when
 from ..words import mc as _mc
 
 
@@ -104,6 +104,6 @@ def _mc_reveal_pm(state: GameState, e: McReveal, tag: str, m: Markup) -> list[Me
         text = (f"{tag}: Secret Tracker: {subject} played "
                 f"{m.bold((e.order or '').upper())} on mission {e.mission}.")
     else:
-        text = f"{tag}: {_mc(e.card)}: {subject} is one of {side_name(state, e.side or '')}."
+        text = f"{tag}: {_mc(e.card)}: {subject} is {side_member(state, e.side or '')}."
     return [Message(f"mc-reveal:{e.viewer}", text, to=state.shown(e.viewer),
                     subject=f"{tag}: {_mc(e.card)}", priority=0)]

@@ -21,7 +21,7 @@ from ...rules.modules.plot_events import (
 from ...rules.state import GameState
 from ..markup import Markup
 from ..registry import private, public
-from ..words import Message, limits, side_name, when
+from ..words import Message, limits, side_member, when
 from ..words import card as _card
 
 
@@ -36,11 +36,21 @@ def _plot_window(state: GameState, e: PlotWindow, tag: str, m: Markup) -> str:
         return (f"After the No Confidence, {holders} may play Strong Leader "
                 f"({m.bold('PLAY: Strong Leader')}) and lead the next proposal, or {m.bold('PASS')}, by {wait}.")
     if e.window == "approved":
-        return (f"Before the orders: {holders} may play a card now: {m.bold('PLAY: No Confidence')} "
-                f"(the team is rejected) or {m.bold('PLAY: In the Spotlight -> name')} (that team "
-                f"member's order is shown with the result), or {m.bold('PASS')}, by {wait}.")
+        offers = {"no-confidence": f"{m.bold('PLAY: No Confidence')} (the team is rejected)",
+                  "spotlight": f"{m.bold('PLAY: In the Spotlight -> name')} (that team member's order "
+                               "is shown with the result)"}
+        held = [text for card, text in offers.items() if _held(state, e.holders, card)]
+        return (f"Before the orders: {holders} may play a card now: {' or '.join(held or offers.values())}, "
+                f"or {m.bold('PASS')}, by {wait}.")
     return (f"Keeping a Close Eye on You: {holders}, you may now name one member of the team by PM "
             f"({m.bold('CHOOSE: name')}) and learn their order, or {m.bold('PASS')}, by {wait}.")
+
+
+def _held(state: GameState, holders: list[str], card: str) -> bool:
+    """Whether one of `holders` holds `card` (in the state the window's post is made from;
+    a state that has moved past the window offers both cards, as before)."""
+    plot = state.extra.get("plot")
+    return plot is not None and any(card in plot.hands.get(h, []) for h in holders)
 
 
 @private(ev.PLOT_WINDOW)
@@ -104,10 +114,14 @@ def _plot_reveal(state: GameState, e: PlotReveal, tag: str, m: Markup) -> str:
 def _reveal_pm(state: GameState, e: PlotReveal, tag: str, m: Markup) -> list[Message]:
     subject = m.bold(state.shown(e.subject))
     if e.card == "close-eye":
-        text = (f"{tag}: Keeping a Close Eye on You: {subject} played "
-                f"{m.bold((e.order or '').upper())} on mission {e.mission}.")
+        sent = (e.order or "").upper()
+        text = f"{tag}: Keeping a Close Eye on You: {subject} played {m.bold(sent)} on mission {e.mission}"
+        if e.switched:  # (who used Excalibur on whom is public: the thread said so)
+            counted = "SUPPORT" if sent == "SABOTAGE" else "SABOTAGE"
+            text += f"; Excalibur switched it, and it counted as {m.bold(counted)}"
+        text += "."
     else:
-        text = f"{tag}: {_card(e.card)}: {subject} is one of {side_name(state, e.side or '')}."
+        text = f"{tag}: {_card(e.card)}: {subject} is {side_member(state, e.side or '')}."
     return [Message(f"reveal:{e.viewer}", text, to=state.shown(e.viewer),
                     subject=f"{tag}: {_card(e.card)}", priority=0)]
 
@@ -139,8 +153,9 @@ def _team_vetoed(state: GameState, e: TeamVetoed, tag: str, m: Markup) -> str:
 
 @public(ev.PLOT_SPOTLIGHT)
 def _plot_spotlight(state: GameState, e: PlotSpotlight, tag: str, m: Markup) -> str:
+    switched = " before Excalibur switched it" if e.switched else ""
     return (f"In the Spotlight: {m.bold(state.shown(e.target))}'s order on mission {e.mission} "
-            f"was {m.bold(e.order.upper())}.")
+            f"was {m.bold(e.order.upper())}{switched}.")
 
 
 @public(ev.PLOT_CHOICE_SKIPPED)

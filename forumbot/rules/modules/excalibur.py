@@ -5,8 +5,11 @@ EXCALIBUR: b`. Once the team is approved and every order is in, the holder may, 
 `PASS`; a missed choice, or a disqualified holder, is a PASS. The holder learns by PM the
 order it was before; the thread learns only who used Excalibur on whom. The mission is
 counted with the switched order (a loyal member's SABOTAGE made by Excalibur counts: it is
-the holder's act, not the member's). A mission that closes before every order is in (its
-deadline, the host's CLOSE) is counted without Excalibur.
+the holder's act, not the member's). A mission closed before every order is in (its deadline,
+the host's CLOSE) has its missing orders filled by the defaults, and then the holder gets the
+window all the same (variants.md, "Excalibur after a mission closed early"): a spy cannot
+block Excalibur by staying silent. In the Spotlight and Keeping a Close Eye on You show the
+order as sent, before the switch (`as_sent`).
 
 Everything the plug-in keeps is `state.extra["excalibur"]`, an `Excalibur`, changed only
 by its events.
@@ -17,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 from ..commands import Command, Propose, Refusal, said
-from ..events import Event, TeamProposed, event
-from ..missions import resolve_mission
+from ..events import Event, TeamProposed, event, opt
+from ..missions import default_order, resolve_mission
 from ..plugin import ConfigKey, Parsed, RulePlugin, Word
 from ..state import GameState, open_phase, register_fold
 
@@ -38,6 +41,8 @@ class Excalibur:
     holder: str
     mission: int
     proposal: int
+    switched: str | None = None  # the team member whose order the holder switched
+    was: str | None = None  # that order as sent (or its default), before the switch
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class ExcaliburGiven(Event):
 class ExcaliburOpened(Event):
     holder: str
     mission: int
+    closed: bool = opt(False)  # the mission was closed early: the defaults filled the missing orders
 
 
 @event(USED)
@@ -88,7 +94,9 @@ def _opened(state: GameState, e: ExcaliburOpened) -> None:
 
 @register_fold(ExcaliburUsed.type)
 def _used(state: GameState, e: ExcaliburUsed) -> None:
-    state.own("orders")[e.target] = "support" if e.was == "sabotage" else "sabotage"
+    x = state.extra.get(KEY)
+    if x is not None:  # (the count, engine.resolve_mission, is told the switched order)
+        state.put_extra(KEY, Excalibur(x.holder, x.mission, x.proposal, e.target, e.was))
 
 
 @register_fold(ExcaliburPassed.type)
@@ -99,6 +107,19 @@ def _passed(state: GameState, e: ExcaliburPassed) -> None:
 def holder(state: GameState) -> str | None:
     x = state.extra.get(KEY)
     return x.holder if x is not None and x.mission == state.mission else None
+
+
+def switched(was: str) -> str:
+    return "support" if was == "sabotage" else "sabotage"
+
+
+def as_sent(state: GameState, mission: int, seat: str, counted: str) -> tuple[str, bool]:
+    """The order `seat` sent on `mission` (or its default), before Excalibur, given the order
+    that was `counted`; and whether Excalibur switched it."""
+    x = state.extra.get(KEY)
+    if x is not None and x.mission == mission and x.switched == seat and x.was is not None:
+        return x.was, True
+    return counted, False
 
 
 def _switch(value, preset=None) -> bool:
@@ -175,7 +196,8 @@ class ExcaliburPlugin(RulePlugin):
         if s.player(who).disqualified:
             tx.emit(ExcaliburPassed, holder=who, mission=s.mission, reason="the holder is disqualified")
             return False
-        tx.emit(ExcaliburOpened, holder=who, mission=s.mission)
+        closed = any(n not in s.orders and not s.player(n).disqualified for n in s.team)
+        tx.emit(ExcaliburOpened, holder=who, mission=s.mission, closed=closed)
         return True
 
     def handle(self, tx, cmd: WieldExcalibur) -> Refusal | None:
@@ -200,8 +222,9 @@ class ExcaliburPlugin(RulePlugin):
         if s.player(cmd.target).disqualified:
             return Refusal(f"{s.shown(cmd.target)} is disqualified: their order is the default, and "
                            "Excalibur cannot switch it.", said("EXCALIBUR: name"), private=True)
-        tx.emit(ExcaliburUsed, holder=who, target=cmd.target, was=s.orders[cmd.target], mission=s.mission)
-        resolve_mission(tx)
+        was = s.orders.get(cmd.target) or default_order(s, cmd.target)  # (a missed order: its default)
+        tx.emit(ExcaliburUsed, holder=who, target=cmd.target, was=was, mission=s.mission)
+        resolve_mission(tx, {cmd.target: switched(was)})
         return None
 
     def on_expire(self, tx) -> bool:

@@ -20,6 +20,7 @@ from ..plugin import RulePlugin
 from ..state import GameState
 from ..steps import open_proposal, resume_after_mission
 from ..team import after_rejection, open_mission
+from .excalibur import as_sent
 from .lady import decided
 from .plot_deck import DRAW, deck_for, find_card
 from .plot_events import (
@@ -140,8 +141,9 @@ class PlotCards(CardPlays, RulePlugin):
 
     def after_mission(self, tx, record: MissionResolved) -> bool:
         s = tx.state
-        for target in own(s).spotlight:
-            tx.emit(PlotSpotlight, target=target, order=record.orders[target], mission=record.number)
+        for target in own(s).spotlight:  # face up as sent, before any Excalibur (variants.md)
+            order, changed = as_sent(s, record.number, target, record.orders[target])
+            tx.emit(PlotSpotlight, target=target, order=order, mission=record.number, switched=changed)
         holders = self._holders(s, "close-eye")
         if not holders or decided(s):
             return False

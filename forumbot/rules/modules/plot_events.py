@@ -97,8 +97,9 @@ class PlotReveal(Event):
     viewer: str
     subject: str
     side: str | None = opt()
-    order: str | None = opt()  # close-eye
+    order: str | None = opt()  # close-eye: the order as sent (or its default), before Excalibur
     mission: int | None = opt()  # close-eye
+    switched: bool = opt(False)  # close-eye: Excalibur switched that order (the other one counted)
 
 
 @event(ev.PLOT_TAKEN)
@@ -112,8 +113,9 @@ class PlotTaken(Event):
 @event(ev.PLOT_SPOTLIGHT)
 class PlotSpotlight(Event):
     target: str
-    order: str
+    order: str  # face up as sent (or its default), before Excalibur
     mission: int
+    switched: bool = opt(False)  # Excalibur switched that order (the other one counted)
 
 
 @event(ev.TEAM_VETOED)

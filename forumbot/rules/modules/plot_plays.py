@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..commands import PlayCard, ProxyVote, Refusal, said
 from ..events import VoteCast
 from ..steps import open_proposal
+from .excalibur import as_sent
 from .plot_deck import find_card
 from .plot_events import PlotDeclared, PlotPlayed, PlotReveal, PlotWindowClosed
 from .plot_folds import WINDOW, own
@@ -125,8 +126,9 @@ class CardPlays:
         if target.id in p.picked:
             return Refusal(f"{s.shown(target.id)} has been picked by another holder; pick someone else.",
                            said("CHOOSE: name"), private=True)
+        order, changed = as_sent(s, last.number, target.id, last.orders[target.id])  # as sent; switched?
         tx.emit(PlotReveal, card="close-eye", holder=holder, target=target.id, viewer=holder,
-                subject=target.id, order=last.orders[target.id], mission=last.number)
+                subject=target.id, order=order, mission=last.number, switched=changed)
         if not tx.state.actors:
             self._close_window(tx)
         return None
