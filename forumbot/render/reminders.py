@@ -10,7 +10,7 @@ from ..rules.events import DeadlineMoved, MissionResolved, RemindersSent, VoteCl
 from ..rules.state import GameState, phase_words
 from .markup import Markdown, Markup
 from .registry import private, public
-from .words import Message, free_reserves, missed_rules
+from .words import Message, free_reserves, missed_rules, order_forms, vote_forms
 
 # Per phase: what a player still has to do, and the command to type (shown in bold).
 REMINDER_FORMS = {
@@ -42,6 +42,9 @@ def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str
 
     when = due(state)
     what = reminder_words(e.phase, m)
+    if state.config.words and e.phase in ("team_vote", "mission"):  # with the host's own words
+        forms = vote_forms(state.config, m) if e.phase == "team_vote" else order_forms(state.config, m)
+        what = REMINDER_FORMS[e.phase][0] + forms
     by = f" by {stamp(when, state.config)}" if when else ""
     return f"{tag} reminder: you still have to {what}{by}."
 
