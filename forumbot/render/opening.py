@@ -12,7 +12,17 @@ from . import registry
 from .markup import Markup
 from .registry import private
 from .status import status_block
-from .words import Message, block_separator, limits, missed_rules, order_forms, role_name, seat_of, side_name, vote_forms
+from .words import (
+    Message,
+    block_separator,
+    limits,
+    missed_rules,
+    order_forms,
+    role_name,
+    seat_of,
+    side_name,
+    vote_forms,
+)
 
 
 @private(ev.GAME_STARTED)

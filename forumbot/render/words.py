@@ -130,7 +130,8 @@ def own_words(config, command: str, m: Markup) -> str:
 
 def vote_forms(config, m: Markup) -> str:
     """**APPROVE** or **REJECT**, with the host's own words for each (and for ABSTAIN, if any)."""
-    forms = f"{m.bold('APPROVE')}{own_words(config, 'approve', m)} or {m.bold('REJECT')}{own_words(config, 'reject', m)}"
+    forms = (f"{m.bold('APPROVE')}{own_words(config, 'approve', m)} or "
+             f"{m.bold('REJECT')}{own_words(config, 'reject', m)}")
     if abstain := own_words(config, "abstain", m):
         forms += f", or {m.bold('ABSTAIN')}{abstain} to abstain"
     return forms
