@@ -60,12 +60,27 @@ def _team_proposed(state: GameState, e: TeamProposed, tag: str, m: Markup) -> st
 
 @private(ev.VOTE_CAST)
 def _vote_ack(state: GameState, e: VoteCast, tag: str, m: Markup) -> list[Message]:
+    if e.passed:  # in the thread too: a player who meant another vote must see it at once
+        return [Message(f"ack-vote:{e.player}", _passed(state, tag, m), to=state.shown(e.player),
+                        subject=f"{tag}: vote recorded")]
     if e.via != "pm":
         return []
     return [Message(f"ack-vote:{e.player}",
                     f"{tag}: your vote {m.bold(e.vote.upper())} is recorded. You "
                     "may change it until the vote closes.",
                     to=state.shown(e.player), subject=f"{tag}: vote recorded")]
+
+
+def _passed(state: GameState, tag: str, m: Markup) -> str:
+    """The answer to PASS in a team vote, with no card waiting for the player: an abstention
+    (an APPROVE where an abstention counts as one, avalon-2020)."""
+    counts = state.config.rules.abstain_counts_as
+    recorded = (f"in this game an abstention counts as {counts.upper()}, so your vote is recorded as "
+                f"{m.bold(counts.upper())}" if counts else
+                f"your vote {m.bold('ABSTAIN')} is recorded: it counts neither for nor against the team")
+    return (f"{tag}: PASS, in a team vote with no card waiting for your answer, is an abstention: "
+            f"{recorded}. If you meant another vote, send {vote_forms(state.config, m)} before the vote "
+            "closes.")
 
 
 @public(ev.VOTE_CLOSED)
