@@ -106,6 +106,28 @@ def _pairs(text: str, kinds: tuple) -> Iterator[tuple[int, int]]:
             break
 
 
+_HAS_BOLD = re.compile(r"\*\*|(?<![\w])__|\[/?b\]|</?(?:b|strong)\b", re.I)
+_LINE_MARKS = re.compile(r"^(?:#{1,6}\s*|[-+*]\s+|\d{1,3}[.)]\s+)*")
+MAX_PLAIN_LINE = 200  # a longer line is talk, whatever it holds
+
+
+def plain_lines(text: str) -> list[str]:
+    """The lines of a thread comment outside bold, quotes and code, without their colour,
+    italics, heading or list marks: where a command written without bold would be
+    (`*APPROVE*`, `[color=red]APPROVE[/color]`, `## vote: yay`). A line with bold in it is
+    left out: its bold was read."""
+    clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
+    lines = []
+    for line in clean.split("\n"):
+        line = line.strip()
+        if not line or len(line) > MAX_PLAIN_LINE or _HAS_BOLD.search(line):
+            continue
+        line = _LINE_MARKS.sub("", line).strip().strip("*_~").strip()
+        if line:
+            lines.append(line)
+    return lines
+
+
 # --- commands ------------------------------------------------------------------------
 
 

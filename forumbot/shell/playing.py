@@ -121,7 +121,8 @@ def hint_context(state: GameState, seat: str, anything: bool = False) -> HintCon
         live.add("propose")
     aliases = {alias: state.shown(s) for alias, s in state.aliases().items()}
     return HintContext(live=frozenset(live), names=tuple(s.name for s in state.active()), aliases=aliases,
-                       team_size=state.team_size() if "propose" in live else 0)
+                       team_size=state.team_size() if "propose" in live else 0,
+                       words=word_table(state.config.words))
 
 
 def game_words(game: Game) -> Words:
