@@ -126,7 +126,7 @@ def role_leaks(t: Table, texts: list[str]) -> list[str]:
 class Hostile:
     """One example: a started game, and the checks after each cycle."""
 
-    def __init__(self, names: list[str], preset: str, tmp: str):
+    def __init__(self, names: list[str], preset: str, tmp: str, extra: str = ""):
         _reset(f"sqlite:///{tmp}/bot.db")
         self.clock = Clock()
         self.forum = LocalForum(":memory:", clock=self.clock)
@@ -134,7 +134,7 @@ class Hostile:
         # The names quoted: unquoted, YAML reads `null`, `yes` or `012` as no string (D4, below).
         quoted = ", ".join(f"'{n}'" for n in names)
         self.forum.send_pm(HOST, self.forum.bot_name, "new game",
-                           config_text(names, preset=preset).replace(", ".join(names), quoted))
+                           config_text(names, preset=preset, extra=extra).replace(", ".join(names), quoted))
         self.t.cycle()
         self.t.cycle()
         game = store.Game.select().order_by(store.Game.id.desc()).first()
