@@ -1,5 +1,5 @@
 """Both sides of the players' own words (issue 24, items 1-2), measured on a corpus of 200+
-forum-game posts (tests/corpus/own_words.yaml) in a game whose host set `words:`: how many
+forum-game posts (tests/corpus/own_words/posts.yaml) in a game whose host set `words:`: how many
 commands are taken, how many near misses are answered with what to write, and how many
 plain bold talk posts are wrongly answered (target 0). The three figures are printed
 (`pytest -s`). The reader and the finder on all of it; a sample through the whole cycle (all
@@ -13,7 +13,7 @@ from forumbot import store
 from forumbot.parsing import parse_comment, parse_pm, word_table
 from forumbot.shell.hints import HintContext, comment_hint, pm_hint
 
-CORPUS = yaml.safe_load((pathlib.Path(__file__).parent / "corpus" / "own_words.yaml").read_text())
+CORPUS = yaml.safe_load((pathlib.Path(__file__).parent / "corpus" / "own_words" / "posts.yaml").read_text())
 POSTS = CORPUS["posts"]
 WORDS = {k: tuple(v) for k, v in CORPUS["words"].items()}
 SIGNUP_WORDS = {k: tuple(v) for k, v in CORPUS["signup_words"].items()}
