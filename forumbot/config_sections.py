@@ -6,7 +6,20 @@ from __future__ import annotations
 import re
 from dataclasses import Field, replace
 
-from .config_values import MAX_MISSES, MAX_PEOPLE, MAX_THREAD_REF, MAX_TIMEZONE, key_name, plain, shown
+from .config_values import (
+    MAX_MISSES,
+    MAX_PEOPLE,
+    MAX_THREAD_REF,
+    MAX_TIMEZONE,
+    MAX_WORD,
+    MAX_WORDS_EACH,
+    SIGNUP_WORD_COMMANDS,
+    WORD_COMMANDS,
+    key_name,
+    plain,
+    shown,
+    word_key,
+)
 from .rules.deadlines import parse_duration
 from .rules.presets import CHOICE, COUNT, DURATION, FLAG, TIME_OF_DAY, section_keys
 
@@ -205,3 +218,95 @@ def _module_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
     size: int = len(names) or (low if isinstance(low, int) else 0)
     for cls in plugin_classes():
         cls.check_config(preset, names, size, kw, bad)
+
+
+# --- the host's own words (`words:`) ---------------------------------------------------
+
+# What the core reads as a whole span, by the command it is (parsing.parse_command): a host's
+# word may not be one of these (tests/test_own_words.py holds this table to the parser).
+_BUILT_IN = {"approve": "APPROVE", "reject": "REJECT", "abstain": "ABSTAIN", "support": "SUPPORT",
+             "success": "SUPPORT", "sabotage": "SABOTAGE", "fail": "SABOTAGE", "pass": "PASS",
+             "status": "STATUS", "help": "HELP", "join": "JOIN", "leave": "LEAVE"}
+# The words that begin a command with more after them (`PROPOSE: a, b`, `CRITICAL APPROVE`).
+_LEADING = ("propose", "team", "give", "play", "take", "proxy", "choose", "assassinate", "shoot", "critical",
+            "order")
+# A letter or digit first (after one `/`, `#`, `!` or `+`: `/in`), then letters, digits, spaces and
+# a little punctuation; no `.` or `/` inside (a word the posts show is never a link or a u/ mention).
+_WORD_CHARS = re.compile(r"^[/#!+]?[^\W_][\w ,'!?+:-]*$")
+_TAG_LIKE = re.compile(r"\bG\d+\b", re.I)
+_EXAMPLE = "like {approve: [yay, aye], reject: [nay]}"
+
+
+def _built_in_word(word: str, key: str) -> str | None:
+    """The built-in command `word` (`key`, as word_key folds it) already is, if any."""
+    from .rules.hooks import plugin_classes
+
+    first, _, rest = key.partition(" ")
+    if key in _BUILT_IN:
+        return _BUILT_IN[key]
+    if first == "vote" and word_key(rest) in ("approve", "reject", "abstain"):
+        return _BUILT_IN[word_key(rest)]
+    if first in _LEADING:
+        return first.upper()
+    spaced = " ".join(word.split())
+    for cls in plugin_classes():
+        for w in cls.words:
+            if w.pattern.match(spaced):
+                return spaced.split(" ")[0].rstrip(":").upper()
+    return None
+
+
+def read_words(doc: dict, names: list[str], kw: dict, bad) -> None:
+    """`words:` the host's own words for commands (`{approve: [yay, aye]}`): each a whole
+    bold span or PM line, read as the command. Refused: a word that is a player's name or
+    alias, a built-in word, or one used twice."""
+    if "words" not in doc:
+        return
+    value = doc["words"]
+    if not isinstance(value, dict) or not value:
+        bad("words", f"must map commands to lists of words, {_EXAMPLE}")
+        return
+    people = ({n.casefold(): f"the name of the player {n}" for n in names}
+              | {str(a).casefold(): f"an alias of {t}" for a, t in kw.get("aliases", {}).items()})
+    seen: dict[str, str] = {}  # word_key -> the command it is for
+    words: dict[str, tuple[str, ...]] = {}
+    for command, said in value.items():
+        c = str(command).strip().lower()
+        full = f"words.{key_name(command)}"
+        if c not in WORD_COMMANDS:
+            bad(full, f"is not a command that takes words of its own: one of {', '.join(WORD_COMMANDS)}")
+            continue
+        if c in SIGNUP_WORD_COMMANDS and doc.get("players") != "signup":
+            bad(full, "is only for sign-ups (`players: signup`); remove it")
+            continue
+        if isinstance(said, (str, int)) and not isinstance(said, bool):
+            said = [said]
+        if not isinstance(said, list) or not said or len(said) > MAX_WORDS_EACH:
+            bad(full, f"must be a list of 1 to {MAX_WORDS_EACH} words, {_EXAMPLE}")
+            continue
+        kept = []
+        for w in said:
+            text = " ".join(str(w).split()) if isinstance(w, (str, int)) and not isinstance(w, bool) else ""
+            key = word_key(text)
+            if not key or len(text) > MAX_WORD or not _WORD_CHARS.match(text):
+                bad(full, f"{shown(w)} is not a word: 1 to {MAX_WORD} letters, digits and spaces (a `/` or `!` "
+                          "may come first, and `,'!?+:-` after the first letter); remove it or write it so")
+            elif _TAG_LIKE.search(key):
+                bad(full, f"{shown(w)} looks like a game tag (G12); choose another word")
+            elif key in people:
+                bad(full, f"{shown(w)} is {people[key]}: a bold {shown(w)} may be talk about them; "
+                          "choose another word")
+            elif (built := _built_in_word(text, key)) is not None and not (
+                    built == WORD_COMMANDS[c] and text.casefold().rstrip(".!") != key):
+                # (a form of the command's own word the parser does not read, `/join`, is a word)
+                bad(full, f"{shown(w)} already counts as {built}: remove it" if built == WORD_COMMANDS[c] else
+                          f"{shown(w)} is the built-in command {built}; choose another word")
+            elif key in seen:
+                bad(full, f"{shown(w)} is listed twice" if seen[key] == c else
+                          f"{shown(w)} is also a word for {seen[key]}: a word may stand for one command only")
+            else:
+                seen[key] = c
+                kept.append(text)
+        if kept:
+            words[c] = tuple(kept)
+    kw["words"] = words

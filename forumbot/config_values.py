@@ -15,6 +15,8 @@ MAX_MISSES = 100  # missed.disqualify_after, missed.notify_host_after
 MAX_THREAD_REF = 300  # a thread's URL or id
 MAX_TIMEZONE = 64
 MAX_SHOWN = 40  # characters of a value a problem message repeats
+MAX_WORDS_EACH = 10  # `words:`: a command's own words
+MAX_WORD = 40  # characters of one
 
 # Unicode categories never shown: controls, format marks (zero-width, bidi overrides),
 # surrogates, private use, unassigned, line and paragraph separators.
@@ -69,3 +71,24 @@ def plain(text: str, most: int = 300) -> str:
 def is_alias(name: str) -> bool:
     """An alias a player may type for a name: 1 to 40 letters, digits, spaces, `.`, `'`, `-`."""
     return bool(_ALIAS.match(name))
+
+
+# --- the host's own words (`words:`) ---------------------------------------------------
+
+# The commands a host may give words of their own, and the built-in word each stands for.
+WORD_COMMANDS = {"approve": "APPROVE", "reject": "REJECT", "abstain": "ABSTAIN", "support": "SUPPORT",
+                 "sabotage": "SABOTAGE", "join": "JOIN", "leave": "LEAVE"}
+VOTE_WORD_COMMANDS = ("approve", "reject", "abstain")
+SIGNUP_WORD_COMMANDS = ("join", "leave")
+
+
+def word_key(text: str) -> str:
+    """A word as it is compared: letters folded (case, full-width forms), spaces collapsed,
+    and the punctuation around it taken off (`**Yay!**`, `IN!`, `/in`: yay, in, in)."""
+    s = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    start, end = 0, len(s)
+    while start < end and (unicodedata.category(s[start])[0] == "P" or s[start].isspace()):
+        start += 1
+    while end > start and (unicodedata.category(s[end - 1])[0] == "P" or s[end - 1].isspace()):
+        end -= 1
+    return s[start:end]

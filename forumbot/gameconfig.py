@@ -14,6 +14,7 @@ from .config_sections import (  # noqa: F401  (their names here, as before)
     _module_options,
     _not_the_bot,
     read_section,
+    read_words,
 )
 from .config_values import MAX_ALIASES, MAX_ROLES, MAX_SEED, MAX_THREAD_REF, is_alias, key_name, plain, shown
 from .rules.config import GameConfig, default_deadlines, default_missed
@@ -34,7 +35,7 @@ class Problem:
 TOP_KEYS = {
     "title", "preset", "players", "team_votes", "aliases", "thread", "subreddit", "category",
     "leader_order", "seed", "deadlines", "missed", "min_players", "max_players",
-    "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "signup_thread",
+    "intro", "timezone", "cohosts", "spectators", "forward_pms", "reserves", "signup_thread", "words",
 }
 # In the contract (commands.md) but not built yet: refused with a clear word, never ignored.
 PLANNED_KEYS: set[str] = set()
@@ -218,6 +219,7 @@ def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[Gam
         _preset_options(doc, preset, names, kw, bad)
         _module_options(doc, preset, names, kw, bad)
     _host_options(doc, names, host, kw, bad)
+    read_words(doc, names, kw, bad)
     if bot_name and bot_name.strip():
         _not_the_bot(bot_name.strip(), names, kw, bad)
 

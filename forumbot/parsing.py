@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
+from .config_values import VOTE_WORD_COMMANDS, WORD_COMMANDS, word_key
 from .rules.commands import SAID_CLOSE, SAID_OPEN
 from .rules.hooks import Parsed, plugin_classes
 
@@ -105,6 +106,28 @@ def _pairs(text: str, kinds: tuple) -> Iterator[tuple[int, int]]:
             break
 
 
+_HAS_BOLD = re.compile(r"\*\*|(?<![\w])__|\[/?b\]|</?(?:b|strong)\b", re.I)
+_LINE_MARKS = re.compile(r"^(?:#{1,6}\s*|[-+*]\s+|\d{1,3}[.)]\s+)*")
+MAX_PLAIN_LINE = 200  # a longer line is talk, whatever it holds
+
+
+def plain_lines(text: str) -> list[str]:
+    """The lines of a thread comment outside bold, quotes and code, without their colour,
+    italics, heading or list marks: where a command written without bold would be
+    (`*APPROVE*`, `[color=red]APPROVE[/color]`, `## vote: yay`). A line with bold in it is
+    left out: its bold was read."""
+    clean = _STYLE_TAGS.sub("", strip_quotes_and_code(normalize(text)))
+    lines = []
+    for line in clean.split("\n"):
+        line = line.strip()
+        if not line or len(line) > MAX_PLAIN_LINE or _HAS_BOLD.search(line):
+            continue
+        line = _LINE_MARKS.sub("", line).strip().strip("*_~").strip()
+        if line:
+            lines.append(line)
+    return lines
+
+
 # --- commands ------------------------------------------------------------------------
 
 
@@ -132,11 +155,38 @@ _ORDER_WORDS = {"support": "support", "success": "support", "sabotage": "sabotag
 _NAME_SPLIT = re.compile(r"\s*(?:,|;|&|\band\b)\s*|\s+", re.I)
 
 
-def parse_command(span: str) -> Parsed | None:
-    """One bold span or PM line -> a command, or None if it is not one."""
+# --- the host's own words (the config's `words:`) --------------------------------------
+
+_VOTE_PREFIX = re.compile(r"^VOTE\b\s*:?\s*(?P<rest>.+)$", re.I | re.S)
+
+Words = Mapping[str, str]  # a host's word, as `word_key` folds it -> its command (WORD_COMMANDS)
+
+
+def word_table(words: Mapping[str, tuple[str, ...]] | None) -> dict[str, str]:
+    """The config's `words:` ({approve: (yay, aye)}) as `parse_command` reads them."""
+    return {word_key(w): command for command, said in (words or {}).items() for w in said if word_key(w)}
+
+
+def _host_word(s: str, words: Words) -> Parsed | None:
+    """A span (or PM line) that is one of the host's words, as a whole (`VOTE: yay` too)."""
+    command = words.get(word_key(s))
+    if command is None and (m := _VOTE_PREFIX.match(s)):
+        command = words.get(word_key(m.group("rest")))
+        command = command if command in VOTE_WORD_COMMANDS else None
+    if command not in WORD_COMMANDS:
+        return None
+    p = parse_command(WORD_COMMANDS[command])
+    return replace(p, text=s) if p is not None else None
+
+
+def parse_command(span: str, words: Words | None = None) -> Parsed | None:
+    """One bold span or PM line -> a command, or None if it is not one. `words`: the game's
+    own words (`word_table`), read as the commands they stand for."""
     s = " ".join(span.strip().split())
     if not s:
         return None
+    if words and (p := _host_word(s, words)) is not None:
+        return p
     for word in _module_words():
         if m := word.pattern.match(s):
             return word.parse(m, s)
@@ -207,13 +257,13 @@ def _suffix_pattern() -> re.Pattern:
     return _SUFFIX[0]
 
 
-def parse_comment(text: str) -> list[Parsed]:
-    """The commands in a thread comment: bold spans only, in order."""
+def parse_comment(text: str, words: Words | None = None) -> list[Parsed]:
+    """The commands in a thread comment: bold spans only, in order (`words`: the game's own)."""
     found = []
     for span in bold_spans(text):
-        if (p := parse_command(span)) is None and _GAME_TAG.search(span):
+        if (p := parse_command(span, words)) is None and _GAME_TAG.search(span):
             # "G12 APPROVE": a tag beside a command names the game (a thread with several)
-            p = parse_command(_GAME_TAG.sub(" ", span))
+            p = parse_command(_GAME_TAG.sub(" ", span), words)
             if p is not None and p.verb.startswith("host:"):
                 p = None
             if p is not None:  # (all of it: a module's `; EXCALIBUR: name` too)
@@ -246,13 +296,14 @@ def pm_lines(text: str) -> list[str]:
     return lines
 
 
-def parse_pm(text: str) -> list[Parsed]:
-    """The commands in a PM: one a line, bold optional, quotes and code ignored."""
+def parse_pm(text: str, words: Words | None = None) -> list[Parsed]:
+    """The commands in a PM: one a line, bold optional, quotes and code ignored (`words`:
+    the own words of the game it may be for)."""
     found = []
     for line in pm_lines(text):
-        if (p := parse_command(line)) is None:
+        if (p := parse_command(line, words)) is None:
             # "G12 APPROVE" and "APPROVE G12": a tag beside a command is a routing hint
-            p = parse_command(_GAME_TAG.sub(" ", line)) if _GAME_TAG.search(line) else None
+            p = parse_command(_GAME_TAG.sub(" ", line), words) if _GAME_TAG.search(line) else None
             if p is not None and p.verb.startswith("host:"):
                 p = None
         if p is not None:

@@ -24,7 +24,7 @@ from ..rules.state import GameState
 from .markup import Markup
 from .registry import private, public
 from .status import WIN_REASONS
-from .words import Message, limits, listed, role_name, side_wins, track, when
+from .words import Message, limits, listed, order_forms, role_name, side_wins, track, vote_forms, when
 
 
 @public(ev.PROPOSAL_OPENED)
@@ -54,18 +54,33 @@ def _team_proposed(state: GameState, e: TeamProposed, tag: str, m: Markup) -> st
     verb = "changes the proposal to" if e.revised else "proposes"
     return (f"{state.shown(e.leader)} {verb} {m.bold(listed(state, e.team))} for mission "
             f"{e.mission}.{public}\n\n"
-            f"Everyone: vote {m.bold('APPROVE')} or {m.bold('REJECT')} {where}, by "
+            f"Everyone: vote {vote_forms(state.config, m)} {where}, by "
             f"{when(e.at, limits(state).team_vote, state)}.{close}")
 
 
 @private(ev.VOTE_CAST)
 def _vote_ack(state: GameState, e: VoteCast, tag: str, m: Markup) -> list[Message]:
+    if e.passed:  # in the thread too: a player who meant another vote must see it at once
+        return [Message(f"ack-vote:{e.player}", _passed(state, tag, m), to=state.shown(e.player),
+                        subject=f"{tag}: vote recorded")]
     if e.via != "pm":
         return []
     return [Message(f"ack-vote:{e.player}",
                     f"{tag}: your vote {m.bold(e.vote.upper())} is recorded. You "
                     "may change it until the vote closes.",
                     to=state.shown(e.player), subject=f"{tag}: vote recorded")]
+
+
+def _passed(state: GameState, tag: str, m: Markup) -> str:
+    """The answer to PASS in a team vote, with no card waiting for the player: an abstention
+    (an APPROVE where an abstention counts as one, avalon-2020)."""
+    counts = state.config.rules.abstain_counts_as
+    recorded = (f"in this game an abstention counts as {counts.upper()}, so your vote is recorded as "
+                f"{m.bold(counts.upper())}" if counts else
+                f"your vote {m.bold('ABSTAIN')} is recorded: it counts neither for nor against the team")
+    return (f"{tag}: PASS, in a team vote with no card waiting for your answer, is an abstention: "
+            f"{recorded}. If you meant another vote, send {vote_forms(state.config, m)} before the vote "
+            "closes.")
 
 
 @public(ev.VOTE_CLOSED)
@@ -104,10 +119,10 @@ def _proposal_missed(state: GameState, e: ProposalMissed, tag: str, m: Markup) -
 def _mission_opened(state: GameState, e: MissionOpened, tag: str, m: Markup) -> str:
     public = ""
     if e.public:
-        public = (f" {state.shown(e.public)}: your order is public; post {m.bold('SUPPORT')} or "
-                  f"{m.bold('SABOTAGE')} here in the thread (you may change it until the mission closes).")
+        public = (f" {state.shown(e.public)}: your order is public; post {order_forms(state.config, m)} "
+                  "here in the thread (you may change it until the mission closes).")
     return (f"Mission {e.mission} goes ahead with {listed(state, e.team)}. Team members: "
-            f"PM the bot {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
+            f"PM the bot {order_forms(state.config, m)} by "
             f"{when(e.at, limits(state).mission, state)}.{public} The result comes when every order "
             "is in.")
 
@@ -123,11 +138,11 @@ def _order_prompt(state: GameState, e: MissionOpened, tag: str, m: Markup, seat:
     """The order prompt of team member `seat` (a seat's id)."""
     if seat is not None and seat == e.public:
         return (f"You are on the team for mission {e.mission} of {tag}, and your order is "
-                f"public: post {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} in the thread by "
+                f"public: post {order_forms(state.config, m)} in the thread by "
                 f"{when(e.at, limits(state).mission, state)}. Members of "
                 f"{state.config.rules.resistance_name} can only SUPPORT.")
     return (f"You are on the team for mission {e.mission} of {tag}. Reply to this message "
-            f"with {m.bold('SUPPORT')} or {m.bold('SABOTAGE')} by "
+            f"with {order_forms(state.config, m)} by "
             f"{when(e.at, limits(state).mission, state)}. Members of "
             f"{state.config.rules.resistance_name} can only SUPPORT. You may change your order "
             "until the mission closes." + (" If you sent your order already, it stands." if

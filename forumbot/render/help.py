@@ -6,7 +6,7 @@ from ..rules.hooks import phase_words
 from ..rules.state import MISSION, PROPOSAL, RESISTANCE, TEAM_VOTE, GameState
 from . import registry
 from .markup import Markup, markup_for
-from .words import propose_form
+from .words import own_words, propose_form, vote_forms
 
 
 def general(m: Markup) -> str:
@@ -50,7 +50,7 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
         else:
             lines.append(f"the leader, {s.shown(s.leader or '')}, is choosing a team; wait for the proposal.")
     elif s.phase == TEAM_VOTE:
-        either = f"{m.bold('APPROVE')} or {m.bold('REJECT')}"
+        either = vote_forms(config, m)
         if seat in s.not_voting:
             lines.append("a card bars you from this vote.")
         elif seat in s.votes:
@@ -65,7 +65,9 @@ def help_for(state: GameState | None, tag: str | None, who: str, seat: str | Non
     elif s.phase == MISSION:
         if seat in s.team and seat not in s.orders:
             mine = s.seat(seat)
-            forms = "SUPPORT" if mine is not None and mine.side == RESISTANCE else "SUPPORT or SABOTAGE"
+            support = "SUPPORT" + own_words(config, "support", m)
+            forms = (support if mine is not None and mine.side == RESISTANCE
+                     else f"{support} or SABOTAGE{own_words(config, 'sabotage', m)}")
             where = "in the thread" if seat == s.public else f"by PM ({m.code(f'{tag} SUPPORT')})"
             lines.append(f"you are on mission {s.mission}: send {forms} {where}.")
         elif seat in s.team:

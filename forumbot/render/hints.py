@@ -16,6 +16,7 @@ _WHY = {
     "spelling": "it is not spelt as the command",
     "words": "a command counts only when it is the whole bold text, with no other words",
     "team": "a team counts only after the word PROPOSE",
+    "bold": "in the thread only bold text counts (not plain text, colour or italics)",
 }
 
 

@@ -17,11 +17,13 @@ from .words import (
     block_separator,
     limits,
     missed_rules,
+    order_forms,
     propose_form,
     role_name,
     seat_of,
     side_member,
     side_name,
+    vote_forms,
 )
 
 
@@ -65,9 +67,9 @@ def _opening(state: GameState, e: GameStarted, tag: str, m: Markup) -> str:
         + (f" Missing {missed.disqualify_after} votes in a row disqualifies a player."
            if missed.disqualify_after else ""),
         m.bold("How to play") + ": the leader posts " + m.bold(propose_form(state)) + ". "
-        f"Everyone votes {m.bold('APPROVE')} or {m.bold('REJECT')} {votes_where}; you may change "
-        "your vote until it closes. Team members PM the bot " + m.bold("SUPPORT") + " or "
-        + m.bold("SABOTAGE") + f" (put {tag} in the subject if you play several games). Only "
+        f"Everyone votes {vote_forms(c, m)} {votes_where}; you may change "
+        f"your vote until it closes. Team members PM the bot {order_forms(c, m)}"
+        f" (put {tag} in the subject if you play several games). Only "
         "bold text counts; quotes and code never do. Editing a comment does not change a vote: "
         "post a new comment. Everyone has been sent their role by PM.",
     ]

@@ -11,7 +11,7 @@ from ..rules.hooks import phase_words
 from ..rules.state import GameState
 from .markup import Markdown, Markup
 from .registry import private, public
-from .words import Message, free_reserves, missed_rules, propose_form
+from .words import Message, free_reserves, missed_rules, order_forms, propose_form, vote_forms
 
 # Per phase: what a player still has to do, and the command to type (shown in bold).
 REMINDER_FORMS = {
@@ -45,6 +45,9 @@ def _reminder(state: GameState, e: RemindersSent, tag: str, m: Markup, seat: str
     what = reminder_words(e.phase, m)
     if e.phase == "proposal":  # (with what a rule module adds to a team: Excalibur's holder)
         what = "post your team: " + m.bold(propose_form(state))
+    if state.config.words and e.phase in ("team_vote", "mission"):  # with the host's own words
+        forms = vote_forms(state.config, m) if e.phase == "team_vote" else order_forms(state.config, m)
+        what = REMINDER_FORMS[e.phase][0] + forms
     by = f" by {stamp(when, state.config)}" if when else ""
     return f"{tag} reminder: you still have to {what}{by}."
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from ..rules.config import GameConfig
 from ..rules.deadlines import stamp
 from .markup import Markdown, Markup
-from .words import relative
+from .words import own_words, relative
 
 MD: Markup = Markdown()
 
@@ -37,8 +37,9 @@ def announcement(tag: str, cfg: GameConfig, m: Markup = MD) -> str:
         *([cfg.intro] if cfg.intro else []),
         f"{p.title}. Host: {cfg.host}. {cfg.min_players} to {cfg.max_players} players.",
         p.summary,
-        f"To play, comment {m.bold('JOIN')} in this thread; to drop out before the start, "
-        f"{m.bold('LEAVE')}. The game starts when {cfg.max_players} have joined{close}. "
+        f"To play, comment {m.bold('JOIN')}{own_words(cfg, 'join', m)} in this thread; to drop out "
+        f"before the start, {m.bold('LEAVE')}{own_words(cfg, 'leave', m)}. The game starts when "
+        f"{cfg.max_players} have joined{close}. "
         f"Seats (and the leader order) go {order}. Everyone gets their role by PM at the start.",
     ])
 

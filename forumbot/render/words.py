@@ -149,6 +149,28 @@ def mc(key: str) -> str:
     return MISSION_CARDS[key].name
 
 
+def own_words(config, command: str, m: Markup) -> str:
+    """" (or **yay**, **aye**)": the host's own words for `command` (the config's `words:`,
+    checked by check-config: plain words, never a link), or nothing."""
+    said = getattr(config, "words", {}).get(command, ())
+    return f" (or {', '.join(m.bold(w) for w in said)})" if said else ""
+
+
+def vote_forms(config, m: Markup) -> str:
+    """**APPROVE** or **REJECT**, with the host's own words for each (and for ABSTAIN, if any)."""
+    forms = (f"{m.bold('APPROVE')}{own_words(config, 'approve', m)} or "
+             f"{m.bold('REJECT')}{own_words(config, 'reject', m)}")
+    if abstain := own_words(config, "abstain", m):
+        forms += f", or {m.bold('ABSTAIN')}{abstain} to abstain"
+    return forms
+
+
+def order_forms(config, m: Markup) -> str:
+    """**SUPPORT** or **SABOTAGE**, with the host's own words for each."""
+    return (f"{m.bold('SUPPORT')}{own_words(config, 'support', m)} or "
+            f"{m.bold('SABOTAGE')}{own_words(config, 'sabotage', m)}")
+
+
 def block_separator(m: Markup) -> str:
     """Between the status block and the rest of the opening post."""
     return f"\n\n{m.rule()}\n\n"

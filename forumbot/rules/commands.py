@@ -33,6 +33,7 @@ class TeamVote(Command):
     choice: str  # approve | reject | abstain
     via: str  # thread | pm
     critical: bool = False  # so-say-we-all: counts double, once a game
+    passed: bool = False  # written PASS with no card window open: an abstention
 
 
 @dataclass(frozen=True)

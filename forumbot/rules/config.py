@@ -37,6 +37,8 @@ class GameConfig:
     reserves: tuple[str, ...] = ()  # offered to the host when a seat needs a replacement
     signup_thread: str | None = None  # sign-ups in this existing thread; the game gets its own
     options: dict[str, Any] = field(default_factory=dict)  # the rule modules' keys (plugin.ConfigKey)
+    # the host's own words for commands ({"approve": ("yay", "aye")}): read as the command
+    words: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def place(self, key: str) -> str | None:
         """Where a new game thread goes, by the forum's place key: `subreddit` on Reddit,
@@ -60,6 +62,10 @@ class GameConfig:
         data = asdict(self)
         if not data["options"]:
             del data["options"]  # (the form stored before the rule modules had keys)
+        if not data["words"]:
+            del data["words"]  # (the form stored before the host could name words)
+        else:
+            data["words"] = {k: list(v) for k, v in data["words"].items()}
         return data
 
     @classmethod
@@ -71,6 +77,7 @@ class GameConfig:
             data[key] = tuple(data.get(key, ()))
         data["deadlines"] = Deadlines(**data["deadlines"])
         data["missed"] = Missed(**data["missed"])
+        data["words"] = {str(k): tuple(v) for k, v in data.get("words", {}).items()}
         return cls(**data)
 
 

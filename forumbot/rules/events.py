@@ -193,6 +193,7 @@ class VoteCast(Event):
     via: str  # thread | pm
     by: str | None = opt()  # the proxy who cast it (a card)
     critical: bool = opt(False)
+    passed: bool = opt(False)  # written PASS (no card window open): an abstention
 
 
 @event(VOTE_CLOSED)

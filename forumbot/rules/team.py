@@ -125,6 +125,8 @@ def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
             return r
     if cmd.critical:
         tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+    elif cmd.passed:
+        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, passed=True)
     else:
         tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
     deadlines = s.config.deadlines

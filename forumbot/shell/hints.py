@@ -4,7 +4,7 @@ count, and what they meant. Pure, like `parsing`: the text and a small context i
 look-alike letter, or the leader's bold list of names without `PROPOSE:` gets a private
 "did you mean" answer, never silence and never a guess; plain bold talk gets nothing.
 
-Four readings, tried in turn on each span that is no command:
+Five readings, the first four tried in turn on each span that is no command:
 - `letters`: the span is a command once its letters are folded to plain Latin ones
   (Cyrillic/Greek look-alikes, accents and other combining marks, control characters);
 - `spelling`: its first word is one edit or two away from a command word (`APROVE`,
@@ -12,7 +12,14 @@ Four readings, tried in turn on each span that is no command:
 - `words`: a short span holds exactly one command word as a whole word (`I vote approve`),
   and is no question, no negation, and names no player (`bob APPROVE`);
 - `team`: from the leader during a proposal, a list of exactly the team's number of
-  players (`alice, bob and carol`), with no `PROPOSE:`.
+  players (`alice, bob and carol`), with no `PROPOSE:`;
+and, for a thread comment with no such span:
+- `bold`: a line of its own, outside bold, that is a command once its colour, italics,
+  heading or list marks are off (`APPROVE`, `*Reject*`, `[color=red]APPROVE[/color]`,
+  `## vote: yay`). Only a whole line: a command word inside a sentence is talk ("I'd
+  approve that"), in bold or not.
+The host's own words (the config's `words:`, `HintContext.words`) are commands like the
+built-in ones, and near misses of them (`vote in favour`) are answered with them.
 A hint is only for what the player could do now (`HintContext.live`): a vote while a team
 vote is open, an order by PM on the mission's team, a team from the leader.
 """
@@ -22,7 +29,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from ..parsing import NameProblem, bold_spans, parse_command, pm_lines, resolve_name
+from ..parsing import NameProblem, Words, bold_spans, parse_command, plain_lines, pm_lines, resolve_name, word_key
 from ..rules.hooks import Parsed
 
 # Letters of other alphabets that look like Latin ones (a small table: the ones that make
@@ -70,6 +77,7 @@ class HintContext:
     names: tuple[str, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)
     team_size: int = 0
+    words: Words = field(default_factory=dict)  # the host's own words (parsing.word_table)
 
 
 @dataclass(frozen=True)
@@ -141,11 +149,46 @@ def _verb_live(verb: str, ctx: HintContext, via: str) -> bool:
     return not verb.startswith("host:")  # another player's command: its own answer says more
 
 
-def _command(text: str) -> Parsed | None:
+def _command(text: str, words: Words | None = None) -> Parsed | None:
     """`text` read as `parse_comment` reads a span (a game tag beside a command is routing)."""
-    if (p := parse_command(text)) is None and _GAME_TAG.search(text):
-        p = parse_command(_GAME_TAG.sub(" ", text))
+    if (p := parse_command(text, words)) is None and _GAME_TAG.search(text):
+        p = parse_command(_GAME_TAG.sub(" ", text), words)
     return p
+
+
+_HOST_VERB = {"approve": "vote", "reject": "vote", "abstain": "vote", "support": "order", "sabotage": "order"}
+
+
+def _host_words(ctx: HintContext, via: str) -> dict[str, str]:
+    """The host's own words for what the player could do now: word -> its command."""
+    live = set(_live_words(ctx, via))
+    return {w: c for w, c in ctx.words.items() if c.upper() in live}
+
+
+def _host_near(folded: str, ctx: HintContext, via: str) -> Hint | None:
+    """A near miss of one of the host's own words (`vote in favour`), or a short span that
+    holds exactly one of them as whole words (`I vote yay`)."""
+    own = _host_words(ctx, via)
+    if not own:
+        return None
+    key = word_key(folded)
+    for word, command in own.items():
+        if len(word) >= MIN_LOOSE and len(key) <= MAX_TOKEN * 2 and \
+                distance(key, word) <= (2 if len(word) >= 7 else 1):
+            return Hint("spelling", _HOST_VERB[command], _host_meant(word, command))
+    if len(_TOKEN.findall(folded)) > MAX_WORDS or _TALK.search(folded) or _names_someone(folded, ctx):
+        return None
+    said = {c for w, c in own.items() if re.search(rf"(?<!\w){re.escape(w)}(?!\w)", key)}
+    if len(said) == 1:
+        command = said.pop()
+        word = next(w for w, c in own.items() if c == command and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", key))
+        return Hint("words", _HOST_VERB[command], _host_meant(word, command))
+    return None
+
+
+def _host_meant(word: str, command: str) -> str:
+    """The host's word as the answer quotes it (plain letters only), or the built-in one."""
+    return word if _SAFE.fullmatch(word) and word.strip() else command.upper()
 
 
 def _team(raw: str, ctx: HintContext) -> tuple[str, ...] | None:
@@ -187,10 +230,10 @@ def _meant(p: Parsed, folded: str, ctx: HintContext) -> str:
 def hint_for(span: str, via: str, ctx: HintContext) -> Hint | None:
     """What one span (or PM line) that is no command meant, if it is almost one."""
     span = " ".join(span.split())
-    if not span or _command(span) is not None:
+    if not span or _command(span, ctx.words) is not None:
         return None
     folded = fold(span)
-    if folded != span and (p := _command(folded)) is not None:
+    if folded != span and (p := _command(folded, ctx.words)) is not None:
         return Hint("letters", p.verb, _meant(p, folded, ctx)) if _verb_live(p.verb, ctx, via) else None
     bare = _GAME_TAG.sub(" ", folded)
     tokens = [t.upper() for t in _TOKEN.findall(bare)]
@@ -200,13 +243,16 @@ def hint_for(span: str, via: str, ctx: HintContext) -> Hint | None:
     for word in _live_words(ctx, via):
         if len(tokens) == 1 and _near(first, word):
             return Hint("spelling", "vote" if word in VOTE_WORDS else "order", word)
-    if "propose" in ctx.live and any(_near(first, w) for w in PROPOSE_WORDS) and (len(tokens) > 1 or ":" in bare):
+    if "propose" in ctx.live and any(_near(first, w) for w in PROPOSE_WORDS) and (
+            ":" in bare or (len(tokens) > 1 and _team(rest, ctx) is not None)):  # (not "proposal incoming")
         return Hint("spelling", "propose", _propose(rest.lstrip(" :"), ctx))
     if len(tokens) <= MAX_WORDS and not _TALK.search(bare) and not _names_someone(bare, ctx):
         said = {w for w in _live_words(ctx, via) if w in tokens}
         if len(said) == 1:
             word = said.pop()
             return Hint("words", "vote" if word in VOTE_WORDS else "order", word)
+    if (hint := _host_near(bare, ctx, via)) is not None:
+        return hint
     if "propose" in ctx.live and ctx.team_size:
         listed = bare.rsplit(":", 1)[-1]
         team = _team(listed, ctx)
@@ -226,7 +272,17 @@ def comment_hint(text: str, ctx: HintContext) -> Hint | None:
     """The first bold span of a thread comment that is almost a command."""
     if not ctx.live:
         return None
-    return _first(bold_spans(text), "thread", ctx)
+    return _first(bold_spans(text), "thread", ctx) or _unbolded(text, ctx)
+
+
+def _unbolded(text: str, ctx: HintContext) -> Hint | None:
+    """A line of its own, outside bold, that is a command the player could give now in the
+    thread (a vote, the leader's proposal): written in plain text, colour or italics."""
+    for line in plain_lines(text)[:MAX_SPANS]:
+        p = _command(line, ctx.words) or _command(fold(line), ctx.words)
+        if p is not None and p.verb in ("vote", "propose") and _verb_live(p.verb, ctx, "thread"):
+            return Hint("bold", p.verb, _meant(p, fold(line), ctx))
+    return None
 
 
 def pm_hint(text: str, ctx: HintContext) -> Hint | None:

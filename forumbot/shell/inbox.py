@@ -20,7 +20,7 @@ from ..store import Game, Inbound, Outbox
 from .clockwork import Clockwork
 from .games import GameBook
 from .hosting import Hosting
-from .playing import Playing
+from .playing import Playing, game_words, pm_words
 from .replies import Answers, People
 from .routing import Refused, comment_game, pm_game, seat_name, watches
 from .signups import Signups
@@ -58,7 +58,7 @@ class Inbox:
         if row.kind == "comment":
             self._comment(row, at)
             return
-        commands = parse_pm(row.body)
+        commands = parse_pm(row.body, pm_words(row, self.games_of(row.author, hosts=False)))
         if not commands:
             if not self.players.pm_hint(row, self.games_of(row.author, hosts=False), at):
                 self._no_command(row)  # (an almost-command gets its "did you mean" instead)
@@ -85,6 +85,8 @@ class Inbox:
             return
         if routed is None:
             return
+        if own := game_words(routed):  # the host's own words count in this game's thread
+            commands = parse_comment(row.body, own)
         if routed.status == "signup":
             self.clockwork.signup_ready(routed, at)
             self.signups.comment(routed, row, commands, at)

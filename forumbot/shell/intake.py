@@ -79,7 +79,7 @@ def core_command(state: GameState, parsed: Parsed, seat: str, via: str, at: date
         command = PassCard(at=at, author=seat)  # PASS on an optional card
     elif parsed.verb == "vote":
         command = TeamVote(at=at, author=seat, choice=parsed.choice, via=via,
-                           critical=parsed.extra == "critical")
+                           critical=parsed.extra == "critical", passed=parsed.extra == "pass")
     elif parsed.verb in ("give", "take", "play", "choose", "proxy"):
         names = []
         for raw in parsed.names:

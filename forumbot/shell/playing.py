@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from ..parsing import game_tags
+from ..parsing import Words, game_tags, word_table
 from ..render import render_refusal
 from ..render import replies as words
 from ..render.help import help_for
@@ -121,4 +121,26 @@ def hint_context(state: GameState, seat: str, anything: bool = False) -> HintCon
         live.add("propose")
     aliases = {alias: state.shown(s) for alias, s in state.aliases().items()}
     return HintContext(live=frozenset(live), names=tuple(s.name for s in state.active()), aliases=aliases,
-                       team_size=state.team_size() if "propose" in live else 0)
+                       team_size=state.team_size() if "propose" in live else 0,
+                       words=word_table(state.config.words))
+
+
+def game_words(game: Game) -> Words:
+    """The game's own words (the config's `words:`), as the parser reads them."""
+    return word_table(game.game_config().words)
+
+
+def pm_words(row: Inbound, games: list[Game]) -> Words:
+    """The own words of the games a PM may be for (`games`: the sender's; those its tags
+    name, if it has any). A word two of them read as different commands is read by neither:
+    such a PM is for one game, and the game's tag says which."""
+    tags = game_tags(row.subject, row.body)
+    table: dict[str, str] = {}
+    clash: set[str] = set()
+    for g in games:
+        if tags and g.id not in tags:
+            continue
+        for word, command in game_words(g).items():
+            if table.setdefault(word, command) != command:
+                clash.add(word)
+    return {w: c for w, c in table.items() if w not in clash}

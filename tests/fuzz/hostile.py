@@ -152,3 +152,65 @@ def host_command(draw, tag: str, names: list[str]) -> str:
         name=draw(st.sampled_from(names)), other=draw(other),
         word=draw(st.sampled_from(["APPROVE", "SABOTAGE", "SUPPORT", "[x](https://evil.example)", "PASS"])))
     return draw(st.sampled_from(WRAPS[:6])).format(text)
+
+
+# --- the players' own words (issue 24): `words:` configs and near-miss bold spans -------------
+
+WORD_COMMANDS = ["approve", "reject", "abstain", "support", "sabotage", "join", "leave", "vote", "propose", "",
+                 "[x](https://evil.example)", "APPROVE"]
+_WORD_POOL = ["yay", "nay", "aye", "vote in favor", "/in", "IN!", "approve", "REJECT", "pass", "G1", "g12 yay",
+              "propose now", "lady x", "u/victimz", "@victimz", "[x](https://evil.example)", "www.evil.example",
+              "**bold**", "# HEADZ", ">!SPOILZ!<", "<b>x</b>", "\u0430pprove", "yay\u200b", "\u202eyay", "",
+              " ", "x" * 60, "1e9", "null", "true", "- a", "_x_", "`code`", "\\", "'quote'"]
+OWN_WORDS = {"approve": ["yay", "vote in favor"], "reject": ["nay", "deny"], "support": ["succeed"],
+             "sabotage": ["betray"]}
+OWN_WORDS_CONFIG = ('words: {approve: [yay, "vote in favor"], reject: [nay, deny], support: [succeed], '
+                    'sabotage: [betray]}\n')
+
+
+@st.composite
+def hostile_words(draw, names: list[str]) -> str:
+    """A `words:` value: commands that take words and some that do not, words that are names,
+    built-in words, links, look-alikes, game tags, huge lists and odd YAML types."""
+    shape = draw(st.sampled_from(["map", "map", "map", "list", "scalar", "nested", "huge"]))
+    word = st.sampled_from(_WORD_POOL + names) | unicode_noise
+    if shape == "list":
+        return "[yay, nay]"
+    if shape == "scalar":
+        return draw(st.sampled_from(["yay", "12", "null", "{}", "''"]))
+    if shape == "huge":
+        return "{approve: [" + ", ".join(f"w{i}" for i in range(draw(st.integers(11, 500)))) + "]}"
+    entries = []
+    for _ in range(draw(st.integers(1, 6))):
+        key = draw(st.sampled_from(WORD_COMMANDS))
+        words = draw(st.lists(word, max_size=12))
+        value = "[" + ", ".join(_yaml_str(w) for w in words) + "]"
+        if shape == "nested":
+            value = "{" + value + ": x}" if draw(st.booleans()) else "[" + value + "]"
+        entries.append(f"{_yaml_str(key)}: {value}")
+    return "{" + ", ".join(entries) + "}"
+
+
+def _yaml_str(text: str) -> str:
+    """`text` as a double-quoted YAML string (any character, escaped)."""
+    return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+_MISSES = ["**APROVE**", "**Approve this team**", "**I vote approve**", "**\u0410PPROVE**", "APPROVE", "*Reject*",
+           "[color=red]APPROVE[/color]", "<i>reject</i>", "## vote: yay", "**I vote yay**", "**Vote in favour**",
+           "yay", "**nay from me**", "SABOTAJE", "suport", "betray it", "**Proposal: {a}, {b}**", "**{a} and {b}**",
+           "PROPOSE: {a}, {b}", "**{a}, {b}, [x](https://evil.example)**", "**{a} \u0410PPROVE**",
+           "**yay** **nay** **APROVE**", "**this is sus**", "**approve or reject?**", "**don't vote yay**",
+           "**yay [x](https://evil.example)**", "**APROVE u/victimz**", "**Aprove @victimz**", "yay\n" * 40,
+           "**APROVE**" * 200, ">!**APROVE**!<", "**\u202eAPROVE**", "**APROVE\u0301\u0301\u0301**"]
+
+
+@st.composite
+def near_miss_text(draw, names: list[str]) -> str:
+    """A comment or PM that is almost a command (or plain talk beside one), with the host's
+    own words among them, names from the table, and poison."""
+    a, b = draw(st.permutations(names))[:2]
+    parts = [draw(st.sampled_from(_MISSES)).format(a=a, b=b) for _ in range(draw(st.integers(1, 3)))]
+    if draw(st.booleans()):
+        parts.append(draw(st.sampled_from(POISON)))
+    return draw(st.sampled_from(["\n", " ", "\n\n"])).join(parts)

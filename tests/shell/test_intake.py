@@ -21,7 +21,7 @@ def test_the_core_commands():
     assert render_refusal(bad, None) == \
         "'zed' is not a player in this game. Nothing was changed. The right form: **PROPOSE: name, name**"
     assert command_for(s, parse_pm("APPROVE")[0], "bob", "pm", at) == TeamVote(at, "bob", "approve", "pm")
-    assert command_for(s, parse_pm("PASS")[0], "bob", "pm", at) == TeamVote(at, "bob", "abstain", "pm")
+    assert command_for(s, parse_pm("PASS")[0], "bob", "pm", at) == TeamVote(at, "bob", "abstain", "pm", passed=True)
     assert command_for(s, parse_pm("SABOTAGE")[0], "bob", "pm", at) == MissionOrder(at, "bob", "sabotage", "pm")
     assert command_for(s, parse_comment("**ASSASSINATE: carol**")[0], "bob", "thread", at) == Assassinate(at, "bob", "carol")
     assert command_for(s, parse_comment("**GIVE: Strong Leader -> carol**")[0], "bob", "thread", at) == \
@@ -53,4 +53,4 @@ def test_pass_on_a_card_window_is_a_pass(monkeypatch):
     assert g.state.phase == "card_window" and g.state.actors == [holder]
     assert command_for(g.state, parse_pm("PASS")[0], holder, "pm", g.tick()) == PassCard(g.at, holder)
     other = g.state.names[5]  # no card waiting: PASS is an abstention
-    assert command_for(g.state, parse_pm("PASS")[0], other, "pm", g.at) == TeamVote(g.at, other, "abstain", "pm")
+    assert command_for(g.state, parse_pm("PASS")[0], other, "pm", g.at) == TeamVote(g.at, other, "abstain", "pm", passed=True)

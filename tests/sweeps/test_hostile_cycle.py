@@ -31,19 +31,25 @@ from hypothesis import strategies as st
 
 from adapters.local import LocalForum
 from forumbot import store
+from forumbot.config_sections import _BUILT_IN
+from forumbot.config_values import word_key
 from forumbot.gameconfig import parse_config
+from forumbot.parsing import parse_command
 from tests.conftest import Clock, _reset
 from tests.fakes.table import LocalPeople, Table, config_text
 from tests.fuzz.hostile import (
     HOST,
+    OWN_WORDS_CONFIG,
     POISON,
     STRANGERS,
     TOKENS,
     host_command,
     hostile_config,
     hostile_text,
+    hostile_words,
     live_fragments,
     names_st,
+    near_miss_text,
 )
 from tests.support.secrecy import ROLE_WORDS
 
@@ -126,7 +132,7 @@ def role_leaks(t: Table, texts: list[str]) -> list[str]:
 class Hostile:
     """One example: a started game, and the checks after each cycle."""
 
-    def __init__(self, names: list[str], preset: str, tmp: str):
+    def __init__(self, names: list[str], preset: str, tmp: str, extra: str = ""):
         _reset(f"sqlite:///{tmp}/bot.db")
         self.clock = Clock()
         self.forum = LocalForum(":memory:", clock=self.clock)
@@ -134,7 +140,7 @@ class Hostile:
         # The names quoted: unquoted, YAML reads `null`, `yes` or `012` as no string (D4, below).
         quoted = ", ".join(f"'{n}'" for n in names)
         self.forum.send_pm(HOST, self.forum.bot_name, "new game",
-                           config_text(names, preset=preset).replace(", ".join(names), quoted))
+                           config_text(names, preset=preset, extra=extra).replace(", ".join(names), quoted))
         self.t.cycle()
         self.t.cycle()
         game = store.Game.select().order_by(store.Game.id.desc()).first()
@@ -354,3 +360,95 @@ def test_an_absurd_extend_is_answered_with_its_bound(local_game, words):
     t.cycle()
     assert "at most 30d" in t.people.pms_to("host")[-1]
     assert t.game.next_deadline == before
+
+
+# --- the players' own words (issue 24) ---------------------------------------------------------
+# The hostile fuzzer (tests/test_hostile_cycle.py) for the players' own words (issue 24):
+# `words:` configs made by hypothesis (names, built-in words, links, look-alikes, huge lists,
+# odd YAML), and near-miss bold spans through whole cycles of a game whose host set `words:`.
+# The invariants: no traceback, bounded time, nothing secret in public, nothing twice.
+
+CONFIG_BUDGET = 1.0  # seconds of CPU one config may take
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(data=st.data(), names=names_st, signup=st.booleans())
+def test_a_hostile_words_config_is_refused_in_words_or_kept_safe(data, names, signup):
+    words = data.draw(hostile_words(names), label="words")
+    players = "signup\nmin_players: 5" if signup else "[" + ", ".join(f"'{n}'" for n in names) + "]"
+    text = f"preset: resistance\nplayers: {players}\naliases: {{al: '{names[0]}'}}\nwords: {words}\n"
+    if signup:
+        text = text.replace(f"aliases: {{al: '{names[0]}'}}\n", "")
+    start = time.process_time()
+    config, problems = parse_config(text, "hosty")
+    assert time.process_time() - start < CONFIG_BUDGET
+    for p in problems:
+        assert len(p.message) <= 300 and "\n" not in p.message
+        assert "https://" not in p.message or "`" in p.message  # a link is shown inert
+    if config is None:
+        return
+    people = {n.casefold() for n in config.players} | {a.casefold() for a in config.aliases}
+    seen = set()
+    for command, said in config.words.items():
+        for w in said:
+            key = word_key(w)
+            assert key and key not in seen and key not in people, (command, w)
+            assert key not in _BUILT_IN or _BUILT_IN[key] == command.upper()
+            assert parse_command(w) is None, w
+            assert "/" not in w[1:] and "." not in w and "[" not in w and "<" not in w, w
+            seen.add(key)
+
+
+@st.composite
+def a_near_miss(draw, h: Hostile):
+    s = h.t.state
+    names = [x.name for x in s.active()] if s.running else list(h.t.players)
+    author = draw(st.sampled_from(names + ([s.shown(s.leader)] if s.running and s.leader else [])))
+    text = draw(near_miss_text(names)) if draw(st.integers(0, 3)) else draw(hostile_text(names))
+    return author, draw(st.sampled_from(["comment", "comment", "pm"])), h.t.game.tag, text
+
+
+def play_words(data, names: list[str], preset: str) -> None:
+    logs = Tracebacks()
+    logging.getLogger("forumbot").addHandler(logs)
+    with tempfile.TemporaryDirectory() as tmp:
+        h = Hostile(names, preset, tmp, extra=OWN_WORDS_CONFIG)
+        assert h.t.state.config.words
+        try:
+            for _ in range(data.draw(st.integers(1, 4), label="rounds")):
+                messages = data.draw(st.lists(a_near_miss(h) | a_message(h), min_size=1, max_size=5))
+                for author, where, subject, body in messages:
+                    if where == "comment":
+                        h.comment(author, body)
+                    elif where == "config":
+                        h.config(author, body)
+                    else:
+                        h.pm(author, subject, body)
+                h.cycle()
+                h.cycle()
+                h.check_public()
+                assert not logs.seen, f"the bot logged tracebacks: {logs.seen[:3]}"
+                hints = {}
+                for row in store.Outbox.select().where(store.Outbox.key.contains(":hint:")):
+                    assert row.kind == "pm", row.body  # a "did you mean" is never public
+                    hints[row.key] = hints.get(row.key, 0) + 1
+                assert all(n == 1 for n in hints.values())
+                h.clock.advance(hours=data.draw(st.sampled_from([0, 0, 1, 25]), label="hours"))
+        finally:
+            store.close()
+            logging.getLogger("forumbot").removeHandler(logs)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+          phases=NO_SHRINK)
+@given(data=st.data(), names=names_st, preset=st.sampled_from(["resistance", "avalon"]))
+def test_near_misses_and_own_words_through_whole_cycles(data, names, preset):
+    play_words(data, names, preset)
+
+
+@pytest.mark.long
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+          phases=NO_SHRINK)
+@given(data=st.data(), names=names_st, preset=st.sampled_from(["resistance", "avalon", "so-say-we-all"]))
+def test_near_misses_and_own_words_through_whole_cycles_long(data, names, preset):
+    play_words(data, names, preset)
