@@ -10,9 +10,11 @@ import pytest
 
 from adapters.base import Inbound as ForumInbound
 from forumbot import store
+from forumbot.render import render_refusal
 from forumbot.render import replies as words
 from forumbot.render import signups as signup_words
 from forumbot.render.markup import BBCode
+from forumbot.rules.commands import Refusal
 from forumbot.shell.moderator import Moderator
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -159,7 +161,8 @@ def test_a_vote_costs_a_few_statements(local_game):
 
 def test_the_shells_words_are_in_the_forums_markup():
     m = BBCode()
-    for text in (words.no_command(m), words.several_games(["G1", "G2"], m), words.pause_form("G1", "UTC", m),
+    for text in (words.no_command(m), render_refusal(Refusal(words.several_games(["G1", "G2"])), None, m),
+                 words.pause_form("G1", "UTC", m),
                  words.extend_form("G1", "6h", m), words.record_needs("G1", m), words.replace_needs("G1", m),
                  words.config_problems([("preset", "unknown")], 20, m), words.signups_open_note("G1", "x", m),
                  signup_words.not_started("G1", m), signup_words.welcome("G1", 1, 5, m),
