@@ -19,10 +19,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from .. import store
+from ..render.status import ENDED_WITHOUT_WINNER, WIN_REASONS
 from ..rules import events as ev
 from ..rules import replay
 from ..rules.deadlines import format_duration
 from ..rules.presets import TEAM_SIZES, fails_needed
+from ..rules.roles import role_set
 from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState, phase_words
 from . import registry
 from .export import export_game
@@ -159,8 +161,6 @@ def _thread_link(thread) -> str | None:
 
 
 def _roles_in_play(state: GameState) -> list[str]:
-    from ..rules.roles import role_set
-
     c = state.config
     roster = getattr(role_set(c), "roster", None)  # (a role set without special roles has none)
     if roster is None or not (c.roles or c.rules.fixed_roster or c.preset.startswith("avalon")):
@@ -176,8 +176,6 @@ def _deadline_words(cfg) -> str:
 
 
 def _outcome(state: GameState) -> dict:
-    from ..render.status import ENDED_WITHOUT_WINNER, WIN_REASONS
-
     if state.winner is None:
         reason = state.win_reason or ""
         why = ENDED_WITHOUT_WINNER.get(reason, reason)

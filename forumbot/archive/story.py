@@ -10,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from ..render.status import WIN_REASONS
+from ..render.words import relative
 from ..rules import events as ev
 from ..rules.deadlines import format_duration
 from ..rules.state import MISSION, SPIES, GameState, phase_words
@@ -269,8 +271,6 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
         if e.reason == "abandoned":
             return {"kind": "end", "label": "End", "symbol": "■",
                     "text": "The game was abandoned: nobody proposed a team for two full turns."}
-        from ..render.status import WIN_REASONS
-
         return {"kind": "end", "label": "End", "symbol": "■",
                 "text": f"{_capital(_side_name(state, e.winner or ''))} win, "
                         f"by {WIN_REASONS.get(e.reason, e.reason)}."}
@@ -278,6 +278,4 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
 
 
 def _span(seconds: int) -> str:
-    from ..render.words import relative
-
     return relative(int(seconds))
