@@ -19,6 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from .. import store
+from ..render import registry
 from ..render.status import ENDED_WITHOUT_WINNER, WIN_REASONS
 from ..rules import events as ev
 from ..rules import replay
@@ -26,7 +27,6 @@ from ..rules.deadlines import format_duration
 from ..rules.presets import TEAM_SIZES, fails_needed
 from ..rules.roles import role_set
 from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState, phase_words
-from . import registry
 from .export import export_game
 from .seats import seat_changes
 from .story import (

@@ -10,12 +10,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from ..render import registry
 from ..render.status import WIN_REASONS
 from ..render.words import relative
 from ..rules import events as ev
 from ..rules.deadlines import format_duration
 from ..rules.state import MISSION, SPIES, GameState, phase_words
-from . import registry
 from .seats import Seats, Then, mission_of, seat_changes
 
 PLAIN_ROLES = ("resistance", "spy", "servant", "minion", "human", "cylon")  # no special power
@@ -167,7 +167,7 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
 
 
 def _moment(state: GameState, e, reveal: bool, then: Then | None = None) -> dict | None:
-    """A public moment of a mission (a rule module's: archive/modules/), as the thread told it, with the
+    """A public moment of a mission (a rule module's: render/modules/), as the thread told it, with the
     usernames on the seats then (`then`; without it, those on the seats now)."""
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
         return None
