@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timezone
 from typing import Any, Sequence
 
 import praw
@@ -21,6 +20,7 @@ import prawcore
 from praw.exceptions import RedditAPIException
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
+from . import reddit_items as items
 from .base import (
     Fetched,
     ForumBase,
@@ -139,7 +139,7 @@ class RedditForum(ForumBase):
             if newest is not None:
                 new_cursor[f"sub:{sub}"] = newest
             out.extend(c if c.thread == links[f"t3_{c.thread.partition(':')[2]}"] else
-                       _with_thread(c, links[f"t3_{c.thread.partition(':')[2]}"]) for c in reversed(batch))
+                       items.with_thread(c, links[f"t3_{c.thread.partition(':')[2]}"]) for c in reversed(batch))
         try:
             pms = self._retrying(self._unread)
         except prawcore.OAuthException as e:
@@ -221,7 +221,7 @@ class RedditForum(ForumBase):
             if c.link_id in links:
                 counted[c.link_id] += 1
                 if str(c.author).lower() != self.bot_name.lower():
-                    batch.append(self._comment(c, sub))
+                    batch.append(items.comment(c, sub))
         if top is not None and (seen is None or top["t"] > seen["t"]):
             newest = top
         elif top is not None and seen is not None and top["t"] == seen["t"]:
@@ -240,21 +240,21 @@ class RedditForum(ForumBase):
         submission.comment_sort = "new"
         submission.comments.replace_more(limit=None)
         comments: list[Any] = submission.comments.list()  # (no MoreComments left: replaced above)
-        return [self._comment(c, sub) for c in comments
+        return [items.comment(c, sub) for c in comments
                 if c.created_utc >= since and str(c.author).lower() != self.bot_name.lower()]
 
     def _unread(self) -> list[Inbound]:
         pms: list[Inbound] = []
         for item in self.reddit.inbox.unread(limit=None):
             if isinstance(item, praw.models.Message) and not getattr(item, "was_comment", False):
-                origin = _origin(item)
+                origin = items.origin(item)
                 pms.append(Inbound(
                     id=item.id, kind="pm", author=str(item.author or (item.subreddit or "")),
-                    body=item.body or "", created=_utc(item.created_utc), subject=item.subject or "",
+                    body=item.body or "", created=items.utc(item.created_utc), subject=item.subject or "",
                     parent=(item.parent_id or "").removeprefix("t4_") or None, origin=origin))
             else:  # comment and post replies: the thread listing has the comments; never PMs
                 pms.append(Inbound(id=item.fullname, kind="other", author=str(item.author or ""),
-                                   body="", created=_utc(item.created_utc)))
+                                   body="", created=items.utc(item.created_utc)))
                 self._quieten(getattr(item, "parent_id", None) or "")
         return pms
 
@@ -272,11 +272,6 @@ class RedditForum(ForumBase):
             thing.disable_inbox_replies()
         except (prawcore.PrawcoreException, RedditAPIException):
             pass  # not the bot's, or gone: its replies are marked read as before
-
-    def _comment(self, c, sub: str) -> Inbound:
-        return Inbound(id=c.id, kind="comment", author=str(c.author) if c.author else "[deleted]",
-                       body=c.body, created=_utc(c.created_utc),
-                       thread=f"{sub}:{c.link_id.removeprefix('t3_')}", edited=bool(c.edited))
 
     def mark_read(self, ids: Sequence[str]) -> None:
         names = [i if i.startswith("t") and "_" in i else f"t4_{i}" for i in ids]
@@ -368,7 +363,7 @@ class RedditForum(ForumBase):
                 for c in self.reddit.info(fullnames=names):
                     if c.body in ("[deleted]", "[removed]"):
                         continue
-                    out.append(self._comment(c, str(c.subreddit).lower()))
+                    out.append(items.comment(c, str(c.subreddit).lower()))
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {e}") from e
         return out
@@ -386,22 +381,3 @@ class RedditForum(ForumBase):
             return None
         return f"{hits[0].subreddit.display_name.lower()}:{hits[0].id}"
 
-
-def _origin(item) -> str:
-    """Mail no one may answer: from Reddit's staff, or from a subreddit (its mail, modmail)."""
-    if getattr(item, "distinguished", None) == "admin" or str(item.author or "").lower() == "reddit":
-        return "admin"
-    if item.author is None or getattr(item, "subreddit", None) is not None:
-        return "subreddit"
-    return ""
-
-
-def _with_thread(c: Inbound, thread: str) -> Inbound:
-    """A comment under the thread id the bot knows its game by (however its case)."""
-    from dataclasses import replace
-
-    return replace(c, thread=thread)
-
-
-def _utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(float(ts), timezone.utc)

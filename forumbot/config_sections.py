@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import Field, replace
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .config_values import (
     MAX_MISSES,
@@ -21,6 +22,7 @@ from .config_values import (
     word_key,
 )
 from .rules.deadlines import parse_duration
+from .rules.hooks import plugin_classes
 from .rules.presets import CHOICE, COUNT, DURATION, FLAG, TIME_OF_DAY, section_keys
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -69,8 +71,6 @@ def _host_options(doc: dict, names: list[str], host: str, kw: dict, bad) -> None
         else:
             kw["intro"] = str(doc["intro"]).strip()
     if "timezone" in doc:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
         tz = doc["timezone"].strip() if isinstance(doc["timezone"], str) else ""
         try:
             if not re.fullmatch(r"[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*", tz) or len(tz) > MAX_TIMEZONE:
@@ -191,16 +191,12 @@ def _value(key: Field, value):
 
 
 def _module_keys() -> dict:
-    from .rules.hooks import plugin_classes
-
     return {k.name: k for cls in plugin_classes() for k in cls.config_keys}
 
 
 def _module_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
     """A rule module's keys, checked by the module, into `options`; then each module's
     rules across keys."""
-    from .rules.hooks import plugin_classes
-
     options: dict = {}
     for name, key in _module_keys().items():
         if name not in doc:

@@ -18,7 +18,7 @@ from .config_sections import (  # noqa: F401  (their names here, as before)
 )
 from .config_values import MAX_ALIASES, MAX_ROLES, MAX_SEED, MAX_THREAD_REF, is_alias, key_name, plain, shown
 from .rules.config import GameConfig, default_deadlines, default_missed
-from .rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from .rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS, spy_count
 from .rules.roles import always_dealt, module_roles, side_of
 from .rules.state import SPIES
 
@@ -259,8 +259,6 @@ def _signup_limits(doc: dict, preset, signup: bool, kw: dict, bad) -> None:
 
 def _preset_options(doc: dict, preset, names: list[str], kw: dict, bad) -> None:
     """The keys that depend on the preset: roles, the Lady, the card decks, table sizes."""
-    from .rules.presets import spy_count
-
     if preset.fixed_roster and names and len(names) != len(preset.fixed_roster[0]) + len(preset.fixed_roster[1]):
         size = len(preset.fixed_roster[0]) + len(preset.fixed_roster[1])
         bad("players", f"{preset.name} is for exactly {size} players; {len(names)} listed")

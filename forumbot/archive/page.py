@@ -19,40 +19,20 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from .. import store
+from ..render import archive as words
 from ..rules import events as ev
 from ..rules import replay
-from ..rules.deadlines import format_duration
-from ..rules.hooks import phase_words
 from ..rules.presets import TEAM_SIZES, fails_needed
-from ..rules.state import FINISHED, MISSION, PROPOSAL, SPIES, TEAM_VOTE, GameState
-from . import registry
+from ..rules.roles import role_set
+from ..rules.state import FINISHED, SPIES, GameState
 from .export import export_game
 from .seats import seat_changes
-from .story import (
-    PLAIN_ROLES,
-    ROLE_NAMES,
-    SHORT_ROLES,
-    VOTE_SYMBOLS,
-    VOTE_WORDS,
-    _capital,
-    _Clock,
-    _grid,
-    _missions,
-    _moment,
-    _reveal,
-    _role_name,
-    _side_name,
-    _span,
-    _timeline,
-    _timeline_item,
-)
+from .story import PLAIN_ROLES, _Clock, _grid, _missions, _moment, _reveal, _timeline, _timeline_item
 
 __all__ = [
     "render_html", "write_html", "export_html_command", "archive_view",
-    # (the account of the events moved to archive_story.py; importable from here as before)
-    "PLAIN_ROLES", "ROLE_NAMES", "SHORT_ROLES", "VOTE_SYMBOLS", "VOTE_WORDS", "_capital",
-    "_Clock", "_grid", "_missions", "_moment", "_reveal", "_role_name",
-    "_side_name", "_span", "_timeline", "_timeline_item",
+    # (the account of the events is in story.py; importable from here as before)
+    "PLAIN_ROLES", "_Clock", "_grid", "_missions", "_moment", "_reveal", "_timeline", "_timeline_item",
 ]
 
 _ENV: Environment | None = None
@@ -138,8 +118,8 @@ def archive_view(game: store.Game) -> dict:
         "roles_in_play": _roles_in_play(state) if n else [],
         "signups": record.get("signups", []),
     }
-    view["outcome"] = _outcome(state) if state.phase == FINISHED else None
-    view["now"] = _now(state) if state.running else None
+    view["outcome"] = words.outcome(state) if state.phase == FINISHED else None
+    view["now"] = {"text": words.open_step(state), "mission": state.mission} if state.running else None
     replacements = seat_changes(events)
     view["players"] = [_player(state, s, reveal, replacements) for s in state.seats]
     view["track"] = _track(state) if n in TEAM_SIZES else []
@@ -148,7 +128,7 @@ def archive_view(game: store.Game) -> dict:
     view["missions"] = _missions(state, events, reveal)
     view["reveal_sides"] = _reveal(state, events) if reveal else []
     view["timeline"] = _timeline(state, events, clock)
-    view["deadlines"] = _deadline_words(cfg)
+    view["deadlines"] = words.deadline_words(cfg)
     return view
 
 
@@ -160,56 +140,13 @@ def _thread_link(thread) -> str | None:
 
 
 def _roles_in_play(state: GameState) -> list[str]:
-    from ..rules.roles import role_set
-
     c = state.config
     roster = getattr(role_set(c), "roster", None)  # (a role set without special roles has none)
     if roster is None or not (c.roles or c.rules.fixed_roster or c.preset.startswith("avalon")):
         return []
     good, evil = roster(c, len(state.seats))
-    return [_role_name(r) for r in good + evil]
+    return [words.role_name(r) for r in good + evil]
 
-
-def _deadline_words(cfg) -> str:
-    d = cfg.deadlines
-    return (f"proposal {format_duration(d.proposal)} · team vote {format_duration(d.team_vote)} · "
-            f"mission {format_duration(d.mission)}")
-
-
-def _outcome(state: GameState) -> dict:
-    from ..render.status import ENDED_WITHOUT_WINNER, WIN_REASONS
-
-    if state.winner is None:
-        reason = state.win_reason or ""
-        why = ENDED_WITHOUT_WINNER.get(reason, reason)
-        return {"side": None, "headline": "No winner", "why": _capital(why) + "."}
-    from ..render.words import side_wins
-
-    return {"side": "spies" if state.winner == SPIES else "resistance",
-            "headline": _capital(side_wins(state, state.winner)),  # ("Good wins", "The Spies win")
-            "why": f"By {WIN_REASONS.get(state.win_reason or '', state.win_reason)}."}
-
-
-def _now(state: GameState) -> dict:
-    """The open step, in public words: never who must act in the assassination."""
-    registry.load()
-    if state.paused_at is not None:
-        return {"text": "The game is paused by the host.", "mission": state.mission}
-    shown = state.shown
-    leader = shown(state.leader) if state.leader else state.leader
-    if state.phase == PROPOSAL:
-        text = (f"Mission {state.mission}, proposal {state.attempt}: {leader} leads and "
-                f"proposes a team of {state.team_size()}.")
-    elif state.phase == TEAM_VOTE:
-        text = f"Mission {state.mission}: the vote on {leader}'s team ({', '.join(shown(n) for n in state.team)})."
-    elif state.phase == MISSION:
-        text = f"Mission {state.mission} is under way with {', '.join(shown(n) for n in state.team)}."
-    elif state.phase in registry.NOW:  # a rule module's phase
-        text = registry.NOW[state.phase]
-    else:
-        who = f" Waiting for {', '.join(shown(n) for n in state.actors)}." if state.actors else ""
-        text = f"Mission {state.mission or 1}: {phase_words(state.phase)}.{who}"
-    return {"text": text, "mission": state.mission}
 
 def _player(state: GameState, seat, reveal: bool, replacements) -> dict:
     """A seat as the page shows it: the username on it now (`seat`: its id, for the grid)."""
@@ -217,10 +154,9 @@ def _player(state: GameState, seat, reveal: bool, replacements) -> dict:
            "replaced": replacements.get(seat.id, []), "role": None, "short_role": None,
            "side": None, "side_name": None}
     if reveal:
-        role = _role_name(seat.role)
-        out.update(role=role, short_role=SHORT_ROLES.get(role, role),
+        out.update(role=words.role_name(seat.role), short_role=words.short_role(seat.role),
                    side="spies" if seat.side == SPIES else "resistance",
-                   side_name=_capital(_side_name(state, seat.side)))
+                   side_name=words.side_title(state, seat.side))
     return out
 
 

@@ -1,6 +1,7 @@
 """The archive page's account of a game's events (archive.py builds the page): the vote grid,
 each mission with its public moments, the reveal at the end, and the timeline of the host's
-and the bot's interruptions. With the names and moments both parts share.
+and the bot's interruptions. Its words are render's: render/archive.py for the core game, and
+each rule module's registered in render/registry.py.
 
 As in archive.py, a running game's account holds only what the thread has shown. The events
 name seats by their ids; the page names them by the usernames on them (archive_seats.py: those
@@ -10,26 +11,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from ..render import archive as words
+from ..render import registry
 from ..rules import events as ev
-from ..rules.deadlines import format_duration
-from ..rules.hooks import phase_words
 from ..rules.state import MISSION, SPIES, GameState
-from . import registry
 from .seats import Seats, Then, mission_of, seat_changes
 
 PLAIN_ROLES = ("resistance", "spy", "servant", "minion", "human", "cylon")  # no special power
-
-SHORT_ROLES = {"Loyal Servant of Arthur": "Servant", "Minion of Mordred": "Minion"}
-ROLE_NAMES = {
-    "servant": "Loyal Servant of Arthur", "minion": "Minion of Mordred", "human": "Human",
-    "cylon": "Cylon", "resistance": "Resistance", "spy": "Spy",
-}
-VOTE_WORDS = {"approve": "approve", "reject": "reject", "abstain": "abstain"}
-VOTE_SYMBOLS = {"approve": "✓", "reject": "✗", "abstain": "–", "barred": "⊘"}
-
-
-def _role_name(role: str) -> str:
-    return ROLE_NAMES.get(role, role.replace("-", " ").title())
 
 
 class _Clock:
@@ -50,14 +38,6 @@ class _Clock:
                 "day": f"{local:%-d %b}", "time": f"{local:%H:%M}",
                 "full": f"{local:%a %-d %b %Y, %H:%M} {local.tzname()}"}
 
-
-def _side_name(state: GameState, side: str) -> str:
-    p = state.config.rules
-    return p.spies_name if side == SPIES else p.resistance_name
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 def _grid(state: GameState, players: list[dict], events) -> dict:
     """The vote grid: one row per seat (`players`' "seat": its id), one column per closed vote."""
@@ -80,20 +60,11 @@ def _grid(state: GameState, players: list[dict], events) -> dict:
             seat = then.seat(p["seat"])
             who = name(seat)
             kind = "barred" if seat in barred else v.votes.get(seat, "abstain")
-            words = ["not voting (barred by a card)" if kind == "barred" else VOTE_WORDS.get(kind, kind)]
-            if seat in critical:
-                words.append("critical, counted double")
-            if seat in defaulted:
-                words.append("a default (missed)")
-            if seat in proxied:
-                words.append(f"cast by {name(proxied[seat])} (Chicago Proxy)")
-            if seat == v.leader:
-                words.append("leader")
-            if seat in team:
-                words.append("on the team")
+            said = words.vote_words(kind, seat in critical, seat in defaulted,
+                                    name(proxied[seat]) if seat in proxied else None, seat == v.leader, seat in team)
             cells.append({
-                "kind": kind, "symbol": VOTE_SYMBOLS.get(kind, "?"), "label": ", ".join(words),
-                "title": f"{who}, M{v.mission}.{v.proposal}: " + ", ".join(words),
+                "kind": kind, "symbol": words.VOTE_SYMBOLS.get(kind, "?"), "label": ", ".join(said),
+                "title": f"{who}, M{v.mission}.{v.proposal}: " + ", ".join(said),
                 "default": seat in defaulted, "critical": seat in critical,
                 "proxy": name(proxied[seat]) if seat in proxied else None,
                 "leader": seat == v.leader, "team": seat in team,
@@ -166,7 +137,7 @@ def _missions(state: GameState, events, reveal: bool) -> list[dict]:
 
 
 def _moment(state: GameState, e, reveal: bool, then: Then | None = None) -> dict | None:
-    """A public moment of a mission (a rule module's: archive/modules/), as the thread told it, with the
+    """A public moment of a mission (a rule module's: render/modules/), as the thread told it, with the
     usernames on the seats then (`then`; without it, those on the seats now)."""
     if isinstance(e, ev.RawEvent):  # (a type no module registers: nothing to tell)
         return None
@@ -186,9 +157,9 @@ def _reveal(state: GameState, events) -> list[dict]:
     for side in ("resistance", "spies"):
         key = SPIES if side == "spies" else "resistance"
         seats = [s for s in state.seats if (s.side == SPIES) == (side == "spies")]
-        sides.append({"side": side, "name": _capital(_side_name(state, key)),
+        sides.append({"side": side, "name": words.side_title(state, key),
                       "won": state.winner == key, "shot": None,
-                      "players": [{"name": s.name, "role": _role_name(s.role),
+                      "players": [{"name": s.name, "role": words.role_name(s.role),
                                    "special": s.role not in PLAIN_ROLES,
                                    "disqualified": s.disqualified,
                                    "replaced": replacements.get(s.id, [])} for s in seats]})
@@ -219,67 +190,4 @@ def _timeline_item(state: GameState, e, clock: _Clock, then: Then | None = None)
     registry.load()
     if (told := registry.ITEMS.get(e.type)) is not None:  # a rule module's
         return told(state, e, name)
-    if isinstance(e, ev.GameStarted):
-        return {"kind": "start", "label": "Start", "symbol": "▶",
-                "text": f"The game starts with {len(e.order)} players. Leader order: "
-                        f"{', '.join(name(n) for n in e.order)}."}
-    if isinstance(e, ev.HostAction):
-        action = e.action or "close"
-        if action == "skip":
-            text = f"The host skipped {phase_words(e.phase)}: it ended as if its deadline had passed."
-        elif action == "record":
-            if e.kind == "MissionOrder":
-                text = "The host recorded a mission order that was sent to them privately."
-            else:
-                what = {"TeamVote": "vote", "Propose": "proposal"}.get(e.kind or "", "choice")
-                text = f"The host recorded {name(e.player or '')}'s {what}, sent to them privately."
-        else:
-            what = "team vote" if e.phase == "team_vote" else "mission"
-            text = f"The host closed the {what} early; what was missing took its default."
-        return {"kind": "host", "label": "Host", "symbol": "⚑", "text": text}
-    if isinstance(e, ev.DeadlineExtended):
-        return {"kind": "host", "label": "Host", "symbol": "⚑",
-                "text": f"The host extended the deadline of {phase_words(e.phase)} "
-                        f"by {format_duration(e.seconds)}."}
-    if isinstance(e, ev.GamePaused):
-        until = ""
-        if e.until:
-            until = f" until {clock.moment(datetime.fromisoformat(e.until))['full']}"
-        return {"kind": "host", "label": "Host", "symbol": "‖", "text": f"The host paused the game{until}."}
-    if isinstance(e, ev.GameResumed):
-        return {"kind": "host", "label": "Host", "symbol": "▷",
-                "text": f"The game resumed after {_span(e.paused_seconds)}, with the time that was left."}
-    if isinstance(e, ev.PlayerReplaced):
-        back = " The seat had been disqualified; it played again from then on." if e.was_disqualified else ""
-        return {"kind": "seat", "label": "Substitution", "symbol": "⇆",
-                "text": f"{e.by} replaces {name(e.player)}, taking over the seat and its history.{back}"}
-    if isinstance(e, ev.PlayerDisqualified):
-        return {"kind": "seat", "label": "Disqualified", "symbol": "⊘",
-                "text": f"{name(e.player)} is disqualified ({e.reason}); the seat plays the defaults."}
-    if isinstance(e, ev.DeadlineMoved):
-        gone = "The forum could not be read" if e.reason == "forum" else "The bot was not running"
-        return {"kind": "bot", "label": "Bot", "symbol": "⟳",
-                "text": f"{gone} for a while, so the deadline of {phase_words(e.phase)} moved on."}
-    if isinstance(e, ev.ProposalsStalled):
-        return {"kind": "bot", "label": "Bot", "symbol": "⟳",
-                "text": "A full turn of leaders let the proposal deadline pass; the host was told."}
-    if isinstance(e, ev.GameEnded):
-        if e.reason == "aborted":
-            text = "The host aborted the game."
-            return {"kind": "host", "label": "Host", "symbol": "■", "text": text}
-        if e.reason == "abandoned":
-            return {"kind": "end", "label": "End", "symbol": "■",
-                    "text": "The game was abandoned: nobody proposed a team for two full turns."}
-        from ..render.status import WIN_REASONS
-        from ..render.words import side_wins
-
-        return {"kind": "end", "label": "End", "symbol": "■",
-                "text": f"{_capital(side_wins(state, e.winner or ''))}, "
-                        f"by {WIN_REASONS.get(e.reason, e.reason)}."}
-    return None
-
-
-def _span(seconds: int) -> str:
-    from ..render.words import relative
-
-    return relative(int(seconds))
+    return words.core_item(state, e, name, lambda iso: clock.moment(datetime.fromisoformat(iso))["full"])

@@ -13,9 +13,13 @@ from typing import Any
 from adapters.local import LocalForum
 
 from .. import store
+from ..archive.export import export_game
+from ..gameconfig import parse_config
 from ..rules.commands import Propose
+from ..rules.hooks import MODULES, plugin_class
+from ..rules.modules.plot_deck import BY_KEY
 from ..rules.presets import spy_count
-from ..rules.random_play import module_moves
+from ..rules.random_play import module_moves, random_command
 from ..rules.state import MISSION, PROPOSAL, TEAM_VOTE
 from ..shell.moderator import Moderator
 
@@ -84,16 +88,10 @@ def demo_config(preset: str, players: list[str], seed: int, modules: tuple[str, 
 
 def module_names() -> list[str]:
     """The rule modules the demo can play (`forumbot demo --with NAME`)."""
-    # (imported when the command runs: the others start without it)
-    from ..rules.hooks import MODULES, plugin_class
-
     return [r.module for r in MODULES if plugin_class(r).demo]
 
 
 def _module_demo(modules: tuple[str, ...]) -> dict:
-    # (imported when the command runs: the others start without it)
-    from ..rules.hooks import MODULES, plugin_class
-
     keys: dict = {}
     for row in MODULES:
         if row.module in modules:
@@ -129,10 +127,6 @@ def play(preset: str, players: int, seed: int, echo=print, db_url: str = "sqlite
     """Play one game to its end: (the export of the game, the forum it was played on).
     `replaces`: how many times the host gives a seat to a newcomer (new1, new2, ...) at a
     random moment of the game (its own random stream: the game is otherwise the same)."""
-    # (imported when the command runs: the others start without it)
-    from ..archive.export import export_game
-    from ..gameconfig import parse_config
-
     names = NAMES[:players]
     try:
         text = demo_config(preset, names, seed, tuple(modules))
@@ -310,8 +304,6 @@ def _act(mod: Moderator, game, forum: LocalForum, sims: dict[str, SimPlayer], rn
     elif state.phase in ("hand_out", "plot_choice", "card_window"):
         acted = _play_cards(game, forum, state, sims, rng)
     elif state.phase in ("prep_window", "prep_card"):
-        # (imported when the command runs: the others start without it)
-        from ..rules.random_play import random_command
         cmd = random_command(state, rng, state.last_event_at or START, patience=1.0)
         verb = {"PlayCard": "PLAY", "PassCard": "PASS", "GiveCard": "GIVE", "Choose": "CHOOSE"}[type(cmd).__name__]
         if verb == "PASS":
@@ -337,9 +329,6 @@ def _play_cards(game, forum: LocalForum, state, sims, rng) -> bool:
     plot = state.extra["plot"]
     n_ = state.shown
     say = lambda who, text: forum.comment(n_(who), game.thread, text)  # noqa: E731
-    # (imported when the command runs: the others start without it)
-    from ..rules.modules.plot_deck import BY_KEY
-
     if state.phase == "hand_out":
         leader = state.actors[0]
         others = [x.id for x in state.seats if x.id != leader and x.id not in plot.given_to

@@ -10,8 +10,14 @@ import stat
 import sys
 from dataclasses import dataclass
 
+from adapters import ADAPTERS
+
+from .. import store
+from ..botlock import BotLockHeld, acquire
 from ..masking import masked, masked_text
+from ..settings import SettingsError, forum_problems, load_settings, make_forum
 from ..settings import shown as shorter
+from .problems import database_problem, one_line
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
 MARK = {OK: "ok  ", FAIL: "FAIL", WARN: "warn", SKIP: "skip"}
@@ -50,11 +56,6 @@ def doctor(settings_path: str | None = None, out=None) -> int:
 
 def checks(settings_path: str | None = None):
     """The checks, one at a time (a slow forum shows each line as it is done)."""
-    # (imported when the command runs: the others start without it)
-    from adapters import ADAPTERS
-
-    from ..settings import SettingsError, forum_problems, load_settings
-
     try:
         s = load_settings(settings_path)
     except SettingsError as e:
@@ -76,9 +77,6 @@ def checks(settings_path: str | None = None):
         yield check
     if db_ok:
         threads = _game_threads(s)
-        # (imported when the command runs: the others start without it)
-        from .. import store
-
         store.close()
 
     if missing:
@@ -89,9 +87,6 @@ def checks(settings_path: str | None = None):
 
 def _forum(s, adapter, threads: list[str]):
     """The forum adapter's own checks (adapters/: each forum knows what to ask its site)."""
-    # (imported when the command runs: the others start without it)
-    from ..settings import SettingsError, make_forum
-
     if s.forum == "local":
         folder = os.path.dirname(os.path.abspath(s.local_path))
         if not os.path.isdir(folder):
@@ -126,11 +121,6 @@ def _file_mode(path: str):
 
 
 def _database(s):
-    # (imported when the command runs: the others start without it)
-    from .. import store
-    from ..botlock import BotLockHeld, acquire
-    from .problems import database_problem, one_line
-
     url = s.database_url
     shown = masked(url)
     problem = database_problem(url)
@@ -174,9 +164,6 @@ def _database(s):
 
 def _game_threads(s) -> list[str]:
     """The threads of the games that run on this forum (the adapter reads its own ids)."""
-    # (imported when the command runs: the others start without it)
-    from .. import store
-
     try:
         return [g.thread for g in store.Game.select().where(
             store.Game.status.in_(("running", "signup")) & (store.Game.forum == s.forum)) if g.thread]

@@ -3,8 +3,13 @@ would, so that the bot can be tried on one machine (commands.md, "The command li
 from __future__ import annotations
 
 import os
+import re
 import sys
 
+from adapters.base import PermanentError
+from adapters.local import LocalForum
+
+from ..settings import SettingsError, load_settings
 from .problems import one_line, read_text
 
 
@@ -13,11 +18,6 @@ def local(args) -> int:
 
 
 def _local(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from adapters.local import LocalForum
-
-    from ..settings import SettingsError, load_settings
-
     try:
         settings = load_settings(getattr(args, "settings", None))
     except SettingsError as e:
@@ -41,9 +41,6 @@ def _local(args) -> int:
 
 
 def _user(name: str) -> str | None:
-    # (imported when the command runs: the others start without it)
-    import re
-
     name = re.sub(r"^(?:/?u/|@)", "", name.strip())
     return name if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", name) else None
 
@@ -62,9 +59,6 @@ def _say(forum, args) -> int:
         print(f"local say: no thread {args.thread} on the local forum (`forumbot local read` "
               "lists them)", file=sys.stderr)
         return 1
-    # (imported when the command runs: the others start without it)
-    from adapters.base import PermanentError
-
     try:
         cid = forum.comment(user, thread, args.text)
     except PermanentError as e:

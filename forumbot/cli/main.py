@@ -4,15 +4,23 @@ exit, never a traceback:
 
 - 0: done; 1: the thing checked is bad (a config, a doctor check, a forum that cannot be
   read, no such game); 2: the settings, the database or a file cannot be used; 3: another
-  bot holds the database."""
+  bot holds the database.
+
+What only some commands need (the database libraries, the cycle, YAML, the archive page) is
+imported inside the command, when it runs: every other command starts without it."""
 from __future__ import annotations
 
 import argparse
 import json
 import os
 import sys
+from contextlib import ExitStack
+from importlib.metadata import version as installed
 
+from .. import __version__
 from ..logs import configure_logging
+from ..masking import masked_text
+from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from .problems import database_problem, one_line, read_text, short_error
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
@@ -20,21 +28,12 @@ SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FOR
 
 def version() -> str:
     try:
-        # (imported when the command runs: the others start without it)
-        from importlib.metadata import version as installed
-
         return installed("forumbot")
-    except Exception:
-        # (imported when the command runs: the others start without it)
-        from .. import __version__
-
+    except Exception:  # not installed as a package (run from a checkout)
         return __version__
 
 
 def _parser() -> argparse.ArgumentParser:
-    # (imported when the command runs: the others start without it)
-    from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-
     presets = ", ".join(p for p, v in PRESETS.items() if v.available)
     ap = argparse.ArgumentParser(
         prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
@@ -148,10 +147,9 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
     the database cannot be opened. With `hold` (a contextlib.ExitStack), first take the bot
     lock (one bot per database) and keep it on `hold`; raises botlock.BotLockHeld if another
     bot has it. With `must_exist`, an SQLite database that is not there yet is not made."""
-    # (imported when the command runs: the others start without it)
-    from .. import store
-    from ..botlock import BotLockHeld, acquire
-    from ..settings import SettingsError, load_settings
+    from .. import store  # (imported when the command runs)
+    from ..botlock import BotLockHeld, acquire  # (imported when the command runs)
+    from ..settings import SettingsError, load_settings  # (imported when the command runs)
 
     try:
         settings = load_settings(args.settings)
@@ -184,13 +182,10 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
 
 
 def _run(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from contextlib import ExitStack
-
-    from ..botlock import BotLockHeld
-    from ..settings import SettingsError, load_settings, make_forum, require_forum
-    from ..shell.moderator import Moderator
-    from ..shell.scheduler import run_forever
+    from ..botlock import BotLockHeld, Keeper  # (imported when the command runs)
+    from ..settings import SettingsError, load_settings, make_forum, require_forum  # (imported when the command runs)
+    from ..shell.moderator import Moderator  # (imported when the command runs)
+    from ..shell.scheduler import run_forever  # (imported when the command runs)
 
     try:  # an unfilled settings.example.ini: say what to fill in, before anything is made
         require_forum(load_settings(args.settings))
@@ -220,16 +215,10 @@ def _run(args) -> int:
             failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
             if failed:
                 hint = " (`forumbot doctor` checks the settings)" if settings.forum != "local" else ""
-                # (imported when the command runs: the others start without it)
-                from ..masking import masked_text
-
                 print(f"run: the cycle did not get through: {masked_text(short_error(failed[0]))}{hint}",
                       file=sys.stderr)
                 return 1
             return 0
-        # (imported when the command runs: the others start without it)
-        from ..botlock import Keeper
-
         keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
         hold.callback(keeper.release)  # (the lock it holds may be a new one)
         mod.keeper = keeper
@@ -237,9 +226,7 @@ def _run(args) -> int:
 
 
 def _demo(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-    from .demo import NAMES, run_demo, write_archive
+    from .demo import NAMES, run_demo, write_archive  # (imported when the command runs)
 
     if args.preset not in PRESETS or not PRESETS[args.preset].available:
         ok = ", ".join(p for p, v in PRESETS.items() if v.available)
@@ -265,10 +252,9 @@ def _demo(args) -> int:
 
 
 def _export(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from .. import store
-    from ..archive.export import export_game
-    from ..parsing import game_number
+    from .. import store  # (imported when the command runs)
+    from ..archive.export import export_game  # (imported when the command runs)
+    from ..parsing import game_number  # (imported when the command runs)
 
     if _settings_and_store(args, must_exist=True) is None:
         return 2
@@ -278,8 +264,7 @@ def _export(args) -> int:
         print(f"export: no game {args.game}", file=sys.stderr)
         return 1
     if args.html:
-        # (imported when the command runs: the others start without it)
-        from ..archive.page import export_html_command
+        from ..archive.page import export_html_command  # (imported when the command runs)
 
         return export_html_command(game, args.html)
     json.dump(export_game(game), sys.stdout, indent=2, ensure_ascii=False)
@@ -289,9 +274,8 @@ def _export(args) -> int:
 
 
 def _check(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from ..gameconfig import parse_config
-    from ..settings import SettingsError, load_settings
+    from ..gameconfig import parse_config  # (imported when the command runs)
+    from ..settings import SettingsError, load_settings  # (imported when the command runs)
 
     try:  # the bot's own account (the default `forumbot` with no settings file)
         bot_name = load_settings(args.settings).bot_name
@@ -320,8 +304,7 @@ def _check(args) -> int:
 
 
 def _doctor(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from .doctor import doctor
+    from .doctor import doctor  # (imported when the command runs)
 
     return doctor(args.settings)
 
@@ -330,8 +313,7 @@ def _doctor(args) -> int:
 
 
 def _local(args) -> int:
-    # (imported when the command runs: the others start without it)
-    from .local import local
+    from .local import local  # (imported when the command runs)
 
     return local(args)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..rules.commands import SAID_CLOSE, SAID_OPEN
+from ..rules.commands import SAID_CLOSE, SAID_OPEN, said
 from ..rules.deadlines import stamp
 from ..rules.modules import mission_cards, plot_deck
 from .markup import Markdown, Markup
@@ -22,7 +22,21 @@ _LINK_DEF = re.compile(r"^([ \t]{0,3})\[([^\]\n]+)\]:", re.M)
 # rules switch to said(), a command written `**PROPOSE: a, b**`: both are bold in the markup.
 _SAID = re.compile(re.escape(SAID_OPEN) + "([^" + re.escape(SAID_OPEN + SAID_CLOSE) + "]*)" + re.escape(SAID_CLOSE))
 _LITERAL_BOLD = re.compile(r"\*\*(?=\S)([^*\n]+?)\*\*")
-_MARKS = str.maketrans("", "", SAID_OPEN + SAID_CLOSE)
+# A command to type, as render's own refusals write it (`as_code("G12 APPROVE")`): in the
+# markup's code span once rendered (render_refusal).
+CODE_OPEN, CODE_CLOSE = "\ue004", "\ue005"
+_CODE = re.compile(re.escape(CODE_OPEN) + "([^" + re.escape(CODE_OPEN + CODE_CLOSE) + "]*)" + re.escape(CODE_CLOSE))
+_MARKS = str.maketrans("", "", SAID_OPEN + SAID_CLOSE + CODE_OPEN + CODE_CLOSE)
+
+
+def as_code(text: str) -> str:
+    """`text` as a command to type, to be shown in the markup's code span by render_refusal."""
+    return f"{CODE_OPEN}{text}{CODE_CLOSE}"
+
+
+def coded(text: str, m: Markup) -> str:
+    """`text` with each command in as_code() in the markup's code span."""
+    return _CODE.sub(lambda g: m.code(g.group(1)), text)
 
 
 def spoken(text: str, m: Markup, literal: bool = True) -> str:
@@ -35,8 +49,8 @@ def spoken(text: str, m: Markup, literal: bool = True) -> str:
 
 
 def scrub(text: str) -> str:
-    """`text` without the two marks of said(): they must never reach a forum (a stray one,
-    or one a user typed)."""
+    """`text` without the marks of said() and as_code(): they must never reach a forum (a
+    stray one, or one a user typed)."""
     return text.translate(_MARKS)
 
 
@@ -49,10 +63,10 @@ def defuse(text: str) -> str:
     return _LINK_DEF.sub(lambda m: m.group(1) + "\\[" + m.group(2) + "\\]:", text)
 
 
-def which_game(tags: list[str], m: Markup | None = None) -> str:
-    m = m or Markdown()
+def which_game(tags: list[str]) -> str:
+    """A refusal's reason (render_refusal shows the command in bold)."""
     return (f"Several games run in this thread ({', '.join(tags)}): put the game's tag in the "
-            f"bold command, like {m.bold(f'{tags[-1]} APPROVE')}. Nothing was changed.")
+            f"bold command, like {said(f'{tags[-1]} APPROVE')}. Nothing was changed.")
 
 
 def thread_unreadable(tag: str, why: str) -> str:

@@ -13,7 +13,7 @@ from ..rules.commands import Refusal
 from ..rules.state import GameState
 from . import registry
 from .markup import Markup, markup_for, shown_as_text
-from .ops import scrub, spoken
+from .ops import coded, scrub, spoken
 from .words import _NOW, Message, with_footer
 
 _PUBLIC = registry.PUBLIC  # event type -> its text in the thread's post (filled by registry.load())
@@ -62,10 +62,11 @@ def _render_events(state: GameState, events: list[ev.Event], tag: str, markup: s
 def render_refusal(refusal: Refusal, tag: str | None, markup: str | Markup = "markdown") -> str:
     """A refusal, in the forum's markup: what a player typed and the rules repeat (a card or a
     name intake marked heard()) is shown as text; the commands it shows, written `said(...)`
-    by the rules (or, the old way, `**...**`), are in this markup's bold."""
+    by the rules (or, the old way, `**...**`), are in this markup's bold, and the examples
+    written `as_code(...)` (render's own refusals) in its code span."""
     m = markup_for(markup)
     prefix = f"{tag}: " if tag else ""
     text = f"{prefix}{refusal.reason}"
     if refusal.hint:
         text += f" The right form: {refusal.hint}"
-    return scrub(spoken(shown_as_text(text, m), m))
+    return scrub(coded(spoken(shown_as_text(text, m), m), m))

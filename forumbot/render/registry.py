@@ -9,7 +9,9 @@ adds to the thread's post and the PMs it sends; `render_events` is a loop over t
 
 `state` is the state after the batch, `tag` the game's tag, `m` the forum's markup
 (render/markup.py). A module of render/ is found by `load()`; a new rule's render module
-is one new file here, and nothing else in render/ changes.
+is one new file here, and nothing else in render/ changes. A module's words on the archive
+page (archive/: the page's structure, a loop over these) are registered here too, next to
+its thread texts (see "The archive page" below).
 """
 from __future__ import annotations
 
@@ -151,11 +153,73 @@ def help_note(fn: HelpText) -> HelpText:
     return fn
 
 
+# --- the archive page ----------------------------------------------------------------------
+# What a rule module tells of its events on the archive page (archive/story.py and page.py
+# are loops over these and name no module):
+#
+#     @moment(LadyUsed)
+#     def _lady(state, e, reveal, name) -> dict | None: ...   # a public moment of a mission
+#     @timeline_item(AssassinationOverdue)
+#     def _overdue(state, e, name) -> dict | None: ...        # an item of the timeline
+#     @undoes_vote(TeamVetoed)
+#     def _vetoed(e) -> tuple[int, int]: ...                  # the closed vote (mission, proposal) it undoes
+#     @reveal_note
+#     def _shot(state, events) -> str | None: ...             # a line under the spies at the reveal
+#     now_text("assassination", "The assassination: ...")     # the open step of a module's phase
+#
+# `name(seat)` is the username on a seat as the thread named it then. A moment or an item is
+# {"symbol", "kind", "text"} (an item: {"kind", "label", "symbol", "text"}).
+Moment = Callable[..., "dict | None"]  # fn(state, e, reveal, name), `e` typed as its event's class
+Item = Callable[..., "dict | None"]  # fn(state, e, name)
+Undone = Callable[[Any], "tuple[int, int]"]  # fn(e)
+RevealNote = Callable[..., "str | None"]  # fn(state, events)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+MOMENTS: dict[str, Moment] = {}
+ITEMS: dict[str, Item] = {}
+UNDONE: dict[str, Undone] = {}
+REVEAL_NOTES: list[RevealNote] = []
+NOW: dict[str, str] = {}
+
+
+def _one_each(table: dict, what: str, types: tuple[type[Event], ...]) -> Callable[[_F], _F]:
+    def register(fn: _F) -> _F:
+        for t in types:
+            if table.get(t.type, fn) is not fn:
+                raise ValueError(f"two {what} for the event {t.type}")
+            table[t.type] = fn
+        return fn
+    return register
+
+
+def moment(*types: type[Event]) -> Callable[[_F], _F]:
+    return _one_each(MOMENTS, "moments", types)
+
+
+def timeline_item(*types: type[Event]) -> Callable[[_F], _F]:
+    return _one_each(ITEMS, "timeline items", types)
+
+
+def undoes_vote(*types: type[Event]) -> Callable[[_F], _F]:
+    return _one_each(UNDONE, "undone votes", types)
+
+
+def reveal_note(fn: _F) -> _F:
+    if fn not in REVEAL_NOTES:
+        REVEAL_NOTES.append(fn)
+    return fn
+
+
+def now_text(phase: str, text: str) -> None:
+    NOW[phase] = text
+
+
 _loaded = False
 
 
 def load() -> None:
-    """Import every module of render/ and render/modules/, so that each has registered its texts."""
+    """Import every module of render/ and render/modules/, so that each has registered its
+    texts (the thread's, the PMs', HELP's and the archive page's)."""
     global _loaded
     if _loaded:
         return

@@ -5,6 +5,7 @@ or backticks. (Sign-ups: render/signups.py; the rules' refusals: render_refusal.
 from __future__ import annotations
 
 from .markup import Markdown, Markup, heard
+from .ops import as_code
 
 MD: Markup = Markdown()
 __all__ = ["MD", "Markup"]
@@ -35,9 +36,10 @@ def not_in_a_game() -> str:
     return "You are not in a running game."
 
 
-def several_games(tags: list[str], m=MD) -> str:
+def several_games(tags: list[str]) -> str:
+    """A refusal's reason (render_refusal shows the example in the markup's code span)."""
     return (f"You are in several games ({', '.join(tags)}). Put the game's tag in the subject "
-            f"or the message, like {m.code('G12 APPROVE')}. Nothing was changed.")
+            f"or the message, like {as_code('G12 APPROVE')}. Nothing was changed.")
 
 
 def seat_taken(tag: str, by: str) -> str:

@@ -12,7 +12,7 @@ from .. import store
 from ..basics import at_or_now
 from ..limits import POINTER_EVERY
 from ..parsing import game_tags, parse_comment, parse_pm
-from ..render import ops
+from ..render import ops, render_refusal
 from ..render import replies as words
 from ..render.help import help_for
 from ..render.subjects import subject
@@ -22,7 +22,7 @@ from .games import GameBook
 from .hosting import Hosting
 from .playing import Playing, game_words, pm_words
 from .replies import Answers, People
-from .routing import Refused, comment_game, pm_game, seat_name, watches
+from .routing import Unrouted, comment_game, pm_game, seat_name, watches
 from .signups import Signups
 
 log = logging.getLogger("forumbot")
@@ -79,9 +79,9 @@ class Inbox:
 
     def _comment(self, row: Inbound, at: datetime) -> None:
         commands = parse_comment(row.body)
-        routed = comment_game(commands, row.body, self.book.in_thread(row.thread, at), self.book.markup)
-        if isinstance(routed, Refused):
-            self.answers.reply(row, routed.game, routed.text, 0, private=routed.private)
+        routed = comment_game(commands, row.body, self.book.in_thread(row.thread, at))
+        if isinstance(routed, Unrouted):
+            self._refuse(row, routed, 0)
             return
         if routed is None:
             return
@@ -98,12 +98,16 @@ class Inbox:
         sent = None
         if row.parent and len(mine) > 1 and not game_tags(row.subject, row.body):
             sent = self._sent_game(row)
-        routed = pm_game(row, mine, sent, lambda: [(g, self.book.state(g)) for g in self.book.running()],
-                         self.book.markup)
-        if isinstance(routed, Refused):
-            self.answers.reply(row, routed.game, routed.text, i)
+        routed = pm_game(row, mine, sent, lambda: [(g, self.book.state(g)) for g in self.book.running()])
+        if isinstance(routed, Unrouted):
+            self._refuse(row, routed, i)
             return None
         return routed
+
+    def _refuse(self, row: Inbound, unrouted: Unrouted, i: int) -> None:
+        """A message that is for no one game: its refusal, in the forum's markup."""
+        text = render_refusal(unrouted.refusal, None, self.book.markup)
+        self.answers.reply(row, unrouted.game, text, i, private=unrouted.refusal.private)
 
     def _sent_game(self, row: Inbound) -> int | None:
         """The game of the bot's PM that `row` answers, if the bot knows it."""

@@ -22,6 +22,7 @@ from ..render.subjects import subject
 from ..store import Game, Inbound, db
 from .games import GameBook
 from .horizon import Horizon
+from .inbox import Inbox
 from .replies import Answers
 
 BATCH = 100  # messages handled in one transaction (one falls back to its own on trouble)
@@ -55,18 +56,14 @@ class Ingest:
     (holding the deadlines until then), then set aside. Its sender is told (once; a
     stranger at most once a day), and the host of its game."""
 
-    def __init__(self, forum: Forum, book: GameBook, horizon: Horizon, answers: Answers,
-                 handle: Callable[[Inbound], None], games_of: Callable[[str], list[Game]],
-                 clock: Callable[[], datetime],
-                 tell_stranger: Callable[[Inbound, str], None] | None = None):
+    def __init__(self, forum: Forum, book: GameBook, horizon: Horizon, answers: Answers, inbox: Inbox,
+                 clock: Callable[[], datetime]):
         self.forum = forum
         self.book = book
         self.horizon = horizon
         self.answers = answers
-        self.handle = handle
-        self.games_of = games_of
+        self.inbox = inbox  # handles each stored message (and knows whose games are whose)
         self.clock = clock
-        self.tell_stranger = tell_stranger  # an answer to someone outside every game: at most one a day
         self.cpu = CpuBudget(MESSAGE_CPU_SECONDS)
         self.slowest: tuple[float, str] = (0.0, "")  # the most CPU one message took (seconds, which)
         self._over: set[int] = set()  # messages that went over the budget in this cycle's batch
@@ -245,12 +242,12 @@ class Ingest:
         return 1
 
     def _timed(self, row: Inbound) -> None:
-        """`handle`, within the CPU budget (OverBudget past it); the time it took is logged,
+        """The inbox's `handle`, within the CPU budget (OverBudget past it); the time it took is logged,
         and the most one message took is kept (`slowest`)."""
         bounded = self.cpu.bound()
         try:
             with bounded:
-                self.handle(row)
+                self.inbox.handle(row)
         finally:
             took = bounded.seconds
             log.debug("inbound %s took %.3fs of CPU", row.ext_id, took)
@@ -314,15 +311,15 @@ class Ingest:
                                game.host if game else None)
         if self.answers.people.known(row.author):
             self.answers.reply(row, game, text, 0, key=f"re:{self.forum.name}:{row.ext_id}:set-aside")
-        elif self.tell_stranger is not None:
-            self.tell_stranger(row, text)
+        else:  # someone outside every game: at most one answer a day
+            self.inbox.to_stranger(row, text)
 
     def _games_for_failure(self, row: Inbound) -> list[Game]:
         try:
             if row.kind == "comment":
                 return [g for g in self.book.running() if g.thread == row.thread]
             tags = game_tags(row.subject, row.body)
-            return [g for g in self.games_of(row.author) if not tags or g.id in tags]
+            return [g for g in self.inbox.games_of(row.author) if not tags or g.id in tags]
         except Exception:  # the same bug may be in the way: then no one can be told
             log.exception("no game found for the failed message %s", row.ext_id)
             return []

@@ -74,8 +74,7 @@ class Moderator:
         self.signups.on_host = self.host.command_on
         self.inbox = Inbox(forum, clock, self.book, self.people, self.answers, self.players,
                            self.host, self.signups, self.clockwork)
-        self.ingest = Ingest(forum, self.book, self.horizon, self.answers, lambda row: self._handle(row),
-                             self.inbox.games_of, clock, tell_stranger=self.inbox.to_stranger)
+        self.ingest = Ingest(forum, self.book, self.horizon, self.answers, self.inbox, clock)
         # Comments re-checked for edits in one cycle: what the forum reads in one request,
         # unless the bot's own limit is lower (read here, so that a test may change it).
         self.ingest.recheck_limit = min(RECHECK_LIMIT or forum.traits.recheck_batch, forum.traits.recheck_batch)
@@ -126,10 +125,6 @@ class Moderator:
     @recheck_limit.setter
     def recheck_limit(self, n: int) -> None:
         self.ingest.recheck_limit = n
-
-    def _handle(self, row: Inbound) -> None:
-        """One stored message, handled (looked up on the class: tests replace it)."""
-        self.inbox.handle(row)
 
     def state(self, game: Game) -> GameState:
         return self.book.state(game)

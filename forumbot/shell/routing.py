@@ -1,27 +1,25 @@
 """Which game a message is for: pure functions of the message and the games it could be
-for, each answering a game, a refusal to send (`Refused`), or nothing at all."""
+for, each answering a game, a refusal to send (`Unrouted`), or nothing at all."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..parsing import game_tags
 from ..render import ops
 from ..render import replies as words
-from ..render.markup import Markup
-from ..render.replies import MD
+from ..rules.commands import Refusal
 from ..rules.hooks import Parsed
 from ..rules.state import GameState
 from ..store import Game, Inbound
 
 
-@dataclass(frozen=True)
-class Refused:
-    """Not for any one game: say `text` to the sender (about `game`, if any)."""
+class Unrouted(NamedTuple):
+    """Not for any one game: `refusal` told to the sender (about `game`, if any), by PM
+    unless it is not `private`."""
 
-    text: str
+    refusal: Refusal
     game: Game | None = None
-    private: bool = True
 
 
 def seat_name(state: GameState, author: str) -> str | None:
@@ -43,7 +41,7 @@ def watches(game: Game, user: str) -> bool:
     return any(s.casefold() == user.casefold() for s in game.game_config().spectators)
 
 
-def comment_game(commands: list[Parsed], body: str, here: Sequence[Game], m: Markup = MD) -> Game | Refused | None:
+def comment_game(commands: list[Parsed], body: str, here: Sequence[Game]) -> Game | Unrouted | None:
     """The game a thread comment is for, among `here` (the thread's games created by the
     comment's time, oldest first): the one running or taking sign-ups; with several, the
     one whose tag the comment names (without one it is refused with the candidates). A
@@ -57,17 +55,17 @@ def comment_game(commands: list[Parsed], body: str, here: Sequence[Game], m: Mar
         if len(hits) == 1:
             return hits[0]
         if commands:
-            return Refused(ops.which_game([g.tag for g in live], m), None, private=False)
+            return Unrouted(Refusal(ops.which_game([g.tag for g in live])))
         return None
     if live:
         return live[0]
     if any(c.verb not in ("status", "help") for c in commands):
-        return Refused(words.game_over(here[-1].tag), here[-1])
+        return Unrouted(Refusal(words.game_over(here[-1].tag), private=True), here[-1])
     return None
 
 
 def pm_game(row: Inbound, mine: Sequence[Game], sent_game: int | None,
-            replaced: Callable[[], Sequence[tuple[Game, GameState]]], m: Markup = MD) -> Game | Refused:
+            replaced: Callable[[], Sequence[tuple[Game, GameState]]]) -> Game | Unrouted:
     """The game a PM is for: `mine` are the running games its sender plays, watches or
     hosts; `sent_game` the game of the bot's PM it answers (if it answers one); `replaced()`
     the running games (with their states) where a seat may have been given away."""
@@ -77,9 +75,9 @@ def pm_game(row: Inbound, mine: Sequence[Game], sent_game: int | None,
         if len(hits) == 1:
             return hits[0]
         if hits:  # several of the sender's own games named: never a guess, and not "not in"
-            return Refused(words.several_games([g.tag for g in hits], m))
+            return _refused(words.several_games([g.tag for g in hits]))
         gone = _seat_gone(row.author, [(g, s) for g, s in replaced() if g.id in tags])
-        return gone or Refused(words.not_in_tagged(sorted(tags)))
+        return gone or _refused(words.not_in_tagged(sorted(tags)))
     if sent_game is not None and len(mine) > 1:  # a reply to a PM the bot sent about one of them
         hit = [g for g in mine if g.id == sent_game]
         if hit:
@@ -87,14 +85,19 @@ def pm_game(row: Inbound, mine: Sequence[Game], sent_game: int | None,
     if len(mine) == 1:
         return mine[0]
     if not mine:
-        return _seat_gone(row.author, replaced()) or Refused(words.not_in_a_game())
-    return Refused(words.several_games([g.tag for g in mine], m))
+        return _seat_gone(row.author, replaced()) or _refused(words.not_in_a_game())
+    return _refused(words.several_games([g.tag for g in mine]))
 
 
-def _seat_gone(author: str, games: Sequence[tuple[Game, GameState]]) -> Refused | None:
+def _seat_gone(author: str, games: Sequence[tuple[Game, GameState]]) -> Unrouted | None:
     """A PM from someone whose seat was given to another: say so (and change nothing)."""
     for g, state in games:
         now = replaced_by(state, author)
         if now:
-            return Refused(words.seat_taken(g.tag, now), g)
+            return _refused(words.seat_taken(g.tag, now), g)
     return None
+
+
+def _refused(reason: str, game: Game | None = None) -> Unrouted:
+    """A PM's refusal: answered by PM."""
+    return Unrouted(Refusal(reason, private=True), game)

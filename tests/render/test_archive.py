@@ -313,11 +313,11 @@ def test_a_finished_game_of_every_preset(preset, forum, clock):
         assert ("Success" if m["result"] == "success" else "Fail") in block
         assert re.search(rf'<span class="count-big">{m["sabotages"]}</span> sabotage', block)
     # the end: every role revealed
-    from forumbot.archive.page import _role_name
+    from forumbot.render.archive import role_name
 
     for p in record["players"]:
         assert re.search(rf'<li><span class="name">{p["name"]}\b.*?</span> <span class="role[^"]*">'
-                         rf'{_role_name(p["role"])}</span></li>', html)
+                         rf'{role_name(p["role"])}</span></li>', html)
     assert "The reveal" in text
     # the timeline: the start and the end at least, and whatever the host did
     assert "The game starts with" in text and re.search(r"\bwins?, by", text)  # ("Good wins, by")

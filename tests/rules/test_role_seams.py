@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.archive import registry, story
+from forumbot.archive import story
 from forumbot.gameconfig import parse_config
+from forumbot.render import registry
 from forumbot.rules import make_config, replay, start
 from forumbot.rules.modules.assassin import Assassination
 from forumbot.rules.modules.lady import LadyUsed

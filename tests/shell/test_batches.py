@@ -10,7 +10,7 @@ import pytest
 
 from adapters.base import Inbound as ForumInbound
 from forumbot import store
-from forumbot.shell.moderator import Moderator
+from forumbot.shell.inbox import Inbox
 
 AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
@@ -44,14 +44,14 @@ def test_a_bug_in_one_message_of_a_batch_leaves_the_others_handled(local_game, m
     team = t.propose()
     waiting = list(t.state.waiting_for())
     buggy = waiting[0]
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def sometimes(self, row):
         if row.author == buggy:
             raise KeyError("a bug")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", sometimes)
+    monkeypatch.setattr(Inbox, "handle", sometimes)
     for n in waiting:
         t.say(n, "**APPROVE**")
     t.cycle()
@@ -64,7 +64,7 @@ def test_a_bug_in_one_message_of_a_batch_leaves_the_others_handled(local_game, m
     done = store.Inbound.select().where((store.Inbound.state == "done") & (store.Inbound.body == "**APPROVE**"))
     assert {r.author for r in done} == set(waiting) - {buggy}
     assert all(r.commands == 1 and r.game == t.game_id for r in done)  # as the batch wrote them
-    monkeypatch.setattr(Moderator, "_handle", handle)
+    monkeypatch.setattr(Inbox, "handle", handle)
     t.cycle()
     assert buggy in t.state.votes or t.state.phase != "team_vote"
 

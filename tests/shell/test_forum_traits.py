@@ -4,15 +4,18 @@ the bot may not edit, and the config's own thread where the bot may not open one
 from __future__ import annotations
 
 from forumbot import store
+from forumbot.render import render_refusal
 from forumbot.render import replies as words
 from forumbot.render import signups as signup_words
 from forumbot.render.markup import BBCode
+from forumbot.rules.commands import Refusal
 from forumbot.shell.moderator import Moderator
 
 
 def test_the_shells_words_are_in_the_forums_markup():
     m = BBCode()
-    for text in (words.no_command(m), words.several_games(["G1", "G2"], m), words.pause_form("G1", "UTC", m),
+    for text in (words.no_command(m), render_refusal(Refusal(words.several_games(["G1", "G2"])), None, m),
+                 words.pause_form("G1", "UTC", m),
                  words.extend_form("G1", "6h", m), words.record_needs("G1", m), words.replace_needs("G1", m),
                  words.config_problems([("preset", "unknown")], 20, m), words.signups_open_note("G1", "x", m),
                  signup_words.not_started("G1", m), signup_words.welcome("G1", 1, 5, m),

@@ -16,7 +16,7 @@ from forumbot.render import ops
 from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
 from forumbot.render.words import with_footer
-from forumbot.shell.moderator import Moderator
+from forumbot.shell.inbox import Inbox
 from tests.fakes.forums import Bbforum, pms
 from tests.fakes.table import LocalPeople, Table, config_text
 from tests.support.ingest import VOTE, plant_bug
@@ -25,7 +25,7 @@ from tests.support.ingest import VOTE, plant_bug
 def _refuse(monkeypatch, when):
     """The database refuses the handling of the messages `when(row)` picks (a lock: not
     the message's fault), while `on["on"]`."""
-    handle = Moderator._handle
+    handle = Inbox.handle
     on = {"on": True, "refused": 0}
 
     def locked(self, row):
@@ -34,7 +34,7 @@ def _refuse(monkeypatch, when):
             raise peewee.OperationalError("database is locked")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", locked)
+    monkeypatch.setattr(Inbox, "handle", locked)
     return on
 
 
@@ -112,7 +112,7 @@ def test_a_bug_on_a_vote_before_the_deadline_holds_it_one_cycle_only(local_game,
     for its retry, then closes without it; the message is not tried a third time."""
     t = local_game(extra=VOTE)
     t.propose()
-    handle = Moderator._handle
+    handle = Inbox.handle
     tried = []
 
     def buggy(self, row):
@@ -121,7 +121,7 @@ def test_a_bug_on_a_vote_before_the_deadline_holds_it_one_cycle_only(local_game,
             raise KeyError("a bug")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", buggy)
+    monkeypatch.setattr(Inbox, "handle", buggy)
     for n in ("bob", "carol", "dave", "erin"):
         t.say(n, "**APPROVE**")
     t.cycle()
@@ -163,14 +163,14 @@ def test_a_hosts_message_set_aside_tells_the_host_once(local_game, clock, monkey
     """The host's own command raises (a bug) until it is set aside: the host hears of it
     once, not once as the host and again as its sender."""
     t = local_game()
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def buggy(self, row):
         if row.author == "host" and "EXTEND" in row.body:
             raise KeyError("a bug")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", buggy)
+    monkeypatch.setattr(Inbox, "handle", buggy)
     before = len(t.people.pms_to("host"))
     t.pm("host", f"EXTEND {t.game.tag} 6h")
     for _ in range(3):
@@ -308,7 +308,7 @@ def test_messages_over_their_cpu_budget_are_set_aside_at_once_and_run_once(db, c
     t.start(extra=VOTE)
     t.propose()
     t.mod.ingest.cpu = CpuBudget(0.05)
-    handle = Moderator._handle
+    handle = Inbox.handle
     runs: dict[str, int] = {}
 
     def slow(self, row):
@@ -319,7 +319,7 @@ def test_messages_over_their_cpu_budget_are_set_aside_at_once_and_run_once(db, c
             _burn(5)
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", slow)
+    monkeypatch.setattr(Inbox, "handle", slow)
     forum.left = 5
 
     def row(author):
@@ -475,7 +475,7 @@ def test_votes_in_a_batch_the_database_refused_count_in_the_same_cycle_once_it_a
     connection, and both votes are handled, each once, in that same cycle."""
     t = local_game(extra=VOTE)
     t.propose()
-    handle = Moderator._handle
+    handle = Inbox.handle
     broke = []
 
     def breaking(self, row):
@@ -484,7 +484,7 @@ def test_votes_in_a_batch_the_database_refused_count_in_the_same_cycle_once_it_a
             store.db.execute_sql("PRAGMA query_only = 1")  # this connection writes no more
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", breaking)
+    monkeypatch.setattr(Inbox, "handle", breaking)
     t.say("bob", "**APPROVE**")
     t.say("carol", "**REJECT**")
     report = t.cycle()
@@ -509,7 +509,7 @@ def test_votes_of_a_batch_the_database_lost_hold_the_deadline_until_it_is_back(l
         t.say(n, "**APPROVE**")
     t.cycle()
     clock.advance(minutes=59)
-    handle, inbox = Moderator._handle, Ingest.process_inbox
+    handle, inbox = Inbox.handle, Ingest.process_inbox
     away = tmp_path.with_name(tmp_path.name + "-away")
     broke = []
 
@@ -527,7 +527,7 @@ def test_votes_of_a_batch_the_database_lost_hold_the_deadline_until_it_is_back(l
             if away.exists():
                 away.rename(tmp_path)
 
-    monkeypatch.setattr(Moderator, "_handle", breaking)
+    monkeypatch.setattr(Inbox, "handle", breaking)
     monkeypatch.setattr(Ingest, "process_inbox", back)
     t.say("bob", "**APPROVE**")
     t.say("carol", "**REJECT**")

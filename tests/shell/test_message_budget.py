@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from forumbot import limits, store
 from forumbot.cpubudget import CpuBudget, OverBudget
-from forumbot.shell.moderator import Moderator
+from forumbot.shell.inbox import Inbox
 
 VOTE = "deadlines: {team_vote: 1h, close_early: false}\nmissed: {team_vote: reject}\n"
 
@@ -32,7 +32,7 @@ def _pm_rows(author):
 
 def _slow_pm_of(monkeypatch, author, seconds=15.0):
     """`author`'s PMs take `seconds` of CPU (far past the budget) to handle."""
-    handle = Moderator._handle
+    handle = Inbox.handle
     seen = []
 
     def slow(self, row):
@@ -41,7 +41,7 @@ def _slow_pm_of(monkeypatch, author, seconds=15.0):
             _burn(seconds)  # (far past the budget)
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", slow)
+    monkeypatch.setattr(Inbox, "handle", slow)
     return seen
 
 
@@ -79,20 +79,20 @@ def test_a_message_alone_over_the_budget_rolls_back_what_it_did(local_game, cloc
     rolled back, and the caches show the game as the store has it."""
     t = local_game(extra=VOTE)
     t.propose()
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def votes_then_burns(self, row):
         handle(self, row)  # the vote is taken ...
         if row.author == "alice":
             _burn(15)  # ... and then the time runs out
 
-    monkeypatch.setattr(Moderator, "_handle", votes_then_burns)
+    monkeypatch.setattr(Inbox, "handle", votes_then_burns)
     t.say("alice", "**APPROVE**")
     t.cycle()
     assert "alice" not in t.state.votes
     t.cycle()
     assert "alice" not in t.state.votes
-    monkeypatch.setattr(Moderator, "_handle", handle)
+    monkeypatch.setattr(Inbox, "handle", handle)
     t.cycle(fresh=True)
     assert "alice" not in t.state.votes and store.db.in_transaction() is False
 
@@ -101,14 +101,14 @@ def test_a_raising_message_holds_the_deadlines_one_cycle_then_is_set_aside_and_a
         local_game, clock, monkeypatch):
     t = local_game(extra=VOTE)
     t.propose()
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def buggy(self, row):
         if row.author == "alice" and row.kind == "pm":
             raise KeyError("a bug with secret internals")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", buggy)
+    monkeypatch.setattr(Inbox, "handle", buggy)
     clock.advance(minutes=59)
     t.pm("alice", "APPROVE")
     for n in ("bob", "carol", "dave"):
@@ -138,7 +138,7 @@ def test_a_raising_message_holds_the_deadlines_one_cycle_then_is_set_aside_and_a
 def test_after_a_database_error_on_one_message_the_later_ones_wait_behind_it(local_game, clock, monkeypatch):
     t = local_game(extra=VOTE)
     t.propose()
-    handle = Moderator._handle
+    handle = Inbox.handle
     down = {"on": True}
 
     def locked(self, row):
@@ -146,7 +146,7 @@ def test_after_a_database_error_on_one_message_the_later_ones_wait_behind_it(loc
             raise peewee.OperationalError("database is locked")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", locked)
+    monkeypatch.setattr(Inbox, "handle", locked)
     t.say("alice", "**APPROVE**")
     clock.advance(seconds=1)
     t.say("bob", "**REJECT**")
@@ -166,7 +166,7 @@ def test_a_strangers_message_set_aside_is_answered_once_a_day(db, clock, local_g
     def buggy(self, row):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(Moderator, "_handle", buggy)
+    monkeypatch.setattr(Inbox, "handle", buggy)
     for i in range(3):
         t.people.pm("zed", "hello", f"a question {i}")
         for _ in range(2):
@@ -252,7 +252,7 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
     path = tmp_path_factory.mktemp("mix")
     _reset(f"sqlite:///{path}/bot.db")
     clock = Clock()
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def mixed(self, row):
         if "#raise" in row.body:
@@ -261,7 +261,7 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
             _burn(30)
         return handle(self, row)
 
-    Moderator._handle = mixed
+    Inbox.handle = mixed
     try:
         forum = LocalForum(":memory:", clock=clock)
         t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
@@ -288,5 +288,5 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
             assert len(told) <= len(errors) and (author == "zed" or bool(told) == bool(errors))
             assert not any("KeyError" in p or "internal" in p or "Over" in p for p in told)
     finally:
-        Moderator._handle = handle
+        Inbox.handle = handle
         store.close()

@@ -15,6 +15,7 @@ import pytest
 from adapters.base import PermanentError, TransientError
 from adapters.local import LocalForum
 from forumbot import markers, store
+from forumbot.shell.inbox import Inbox
 from forumbot.shell.moderator import Moderator
 from tests.fakes.forums import flaky_table
 from tests.fakes.table import NAMES, LocalPeople, RedditPeople, Table
@@ -483,7 +484,7 @@ def test_database_trouble_never_sets_a_message_aside(db, clock, local_game, monk
     t.vote_all(True)
     member = t.state.team[0]
     t.pm(member, "SUPPORT")
-    handle = Moderator._handle
+    handle = Inbox.handle
     trouble = {"left": 5}
 
     def locked(self, row):
@@ -492,7 +493,7 @@ def test_database_trouble_never_sets_a_message_aside(db, clock, local_game, monk
             raise peewee.OperationalError("database is locked")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", locked)
+    monkeypatch.setattr(Inbox, "handle", locked)
     for _ in range(5):
         t.cycle()
         row = store.Inbound.select().where(store.Inbound.kind == "pm").order_by(store.Inbound.id.desc()).first()
@@ -507,14 +508,14 @@ def test_a_message_that_keeps_failing_is_set_aside_and_the_host_told(db, clock, 
     t.vote_all(True)
     member = t.state.team[0]
     t.pm(member, "SUPPORT")
-    handle = Moderator._handle
+    handle = Inbox.handle
 
     def buggy(self, row):
         if row.kind == "pm":
             raise KeyError("a bug")
         return handle(self, row)
 
-    monkeypatch.setattr(Moderator, "_handle", buggy)
+    monkeypatch.setattr(Inbox, "handle", buggy)
     t.cycle()
     row = store.Inbound.select().where(store.Inbound.kind == "pm").order_by(store.Inbound.id.desc()).first()
     assert row.state == "new" and row.tries == 1  # tried again next cycle

@@ -147,7 +147,7 @@ class Hostile:
         assert game is not None and game.host == HOST, f"no game was created: {self.forum.messages_to(HOST)}"
         self.t.game_id = game.id
         mod = self.t.mod
-        handle = mod._handle
+        handle = mod.inbox.handle
 
         def timed(row) -> None:  # each message's own CPU time, whatever its handling did
             start = time.process_time()
@@ -159,7 +159,7 @@ class Hostile:
                 if took >= MESSAGE_BUDGET:
                     self.slow.append(f"{row.ext_id} took {took:.2f}s of CPU: {row.body[:200]!r}")
         self.slow: list[str] = []
-        mod._handle = timed  # (the ingest calls the moderator's `_handle` for each message)
+        mod.inbox.handle = timed  # (the ingest calls the inbox's `handle` for each message)
         self.pm_tokens: list[str] = []
         self.sent: Counter = Counter()  # who sent how many messages in this cycle
         self.cycles = 0

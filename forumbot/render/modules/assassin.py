@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...rules.modules.assassin import PHASE, Assassinated, AssassinationOpened, AssassinationOverdue
 from ...rules.state import GameState
 from ..markup import Markup
-from ..registry import help_step, private, public, role_end_note
+from ..registry import help_step, now_text, private, public, reveal_note, role_end_note, timeline_item
 from ..words import Message, host_plays, limits, when
 
 
@@ -55,3 +55,24 @@ def _assassin_role(state: GameState, seat: str, m: Markup) -> str | None:
 @help_step(PHASE)
 def _help_assassin(state: GameState, seat: str, m: Markup) -> str:
     return f"you are the Assassin: name Merlin in the thread with {m.bold('ASSASSINATE: name')}."
+
+
+# --- the archive page: the open step, a deadline that passed, and the shot under the spies
+# at the reveal
+
+now_text(PHASE, "The assassination: the Assassin names the player they believe is Merlin.")
+
+
+@timeline_item(AssassinationOverdue)
+def _page_overdue(state: GameState, e: AssassinationOverdue, name) -> dict:
+    return {"kind": "bot", "label": "Bot", "symbol": "⟳",
+            "text": "The assassination's deadline passed; the game waited for the shot."}
+
+
+@reveal_note
+def _page_shot(state: GameState, events) -> str | None:
+    shot = next((e for e in events if isinstance(e, Assassinated)), None)
+    if shot is None:
+        return None
+    return (f"{state.shown(shot.assassin)}, the Assassin, named {state.shown(shot.target)}: "
+            + ("Merlin, a hit." if shot.hit else "a miss, they were not Merlin."))

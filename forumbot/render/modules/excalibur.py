@@ -9,7 +9,7 @@ from ...rules.deadlines import format_duration
 from ...rules.events import GameStarted, ProposalOpened
 from ...rules.modules.excalibur import KEY, PHASE, ExcaliburGiven, ExcaliburOpened, ExcaliburPassed, ExcaliburUsed
 from ...rules.state import PROPOSAL, GameState
-from ..registry import help_note, help_step, opening_note, private, propose_tail, public, public_note
+from ..registry import help_note, help_step, moment, opening_note, private, propose_tail, public, public_note
 from ..words import Message, propose_form, when
 
 
@@ -109,11 +109,13 @@ def _opening(state: GameState, e: GameStarted, tag: str, m: Any) -> str | None:
 # --- the archive page: who held Excalibur on each mission, and whom it was used on (never the
 # order: the thread never learns it). Registered by archive/modules/excalibur.py; `name(seat)`
 # is the username on a seat as the thread named it then.
+@moment(ExcaliburUsed)
 def archive_used(state: GameState, e: ExcaliburUsed, reveal: bool, name) -> dict:
     return {"symbol": "⚔", "kind": "Excalibur",
             "text": f"{name(e.holder)} held Excalibur and used it on {name(e.target)}."}
 
 
+@moment(ExcaliburPassed)
 def archive_passed(state: GameState, e: ExcaliburPassed, reveal: bool, name) -> dict:
     why = {"passed": "did not use it", "the deadline passed": "did not use it in time",
            "the holder is disqualified": "could not use it (disqualified)"}

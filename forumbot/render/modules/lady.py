@@ -6,8 +6,8 @@ from ...rules.events import GameStarted
 from ...rules.modules.lady import PHASE, LadyOpened, LadySkipped, LadyUsed, holder
 from ...rules.state import GameState
 from ..markup import Markup
-from ..registry import help_step, opening_note, private, public
-from ..words import Message, limits, side_member, when
+from ..registry import help_step, moment, opening_note, private, public
+from ..words import Message, limits, side_member, side_name, when
 
 
 @public(LadyOpened.type)
@@ -50,3 +50,19 @@ def _lady_starts(state: GameState, e: GameStarted, tag: str, m: Markup) -> str |
 @help_step(PHASE)
 def _help_holder(state: GameState, seat: str, m: Markup) -> str:
     return f"you hold the Lady of the Lake: post {m.bold('LADY: name')} (someone who has not held it)."
+
+
+# --- the archive page: its use, and what it showed once the game is over
+
+
+@moment(LadyUsed)
+def _page_used(state: GameState, e: LadyUsed, reveal: bool, name) -> dict:
+    text = f"{name(e.holder)} uses the Lady of the Lake on {name(e.target)}."
+    if reveal:
+        text += f" The Lady showed {side_name(state, e.side)}."
+    return {"symbol": "◈", "kind": "Lady of the Lake", "text": text}
+
+
+@moment(LadySkipped)
+def _page_skipped(state: GameState, e: LadySkipped, reveal: bool, name) -> dict:
+    return {"symbol": "◈", "kind": "Lady of the Lake", "text": f"Not used ({e.reason})."}

@@ -11,7 +11,7 @@ from ...rules.modules.assassin import PHASE as ASSASSINATION
 from ...rules.modules.assassin import AssassinationOpened
 from ...rules.modules.lovers import LoversShot, lover_of, lovers
 from ...rules.state import SPIES, GameState
-from ..registry import help_note, opening_note, private, public, public_note, role_end_note, role_note
+from ..registry import help_note, opening_note, private, public, public_note, reveal_note, role_end_note, role_note
 from ..words import Message, side_wins
 
 
@@ -87,6 +87,7 @@ def _help_assassin(state: GameState, seat: str, m: Any) -> str | None:
 
 # --- the archive page: the double shot, under the spies at the reveal (registered by
 # archive/modules/lovers.py, as the shot at Merlin is by archive/modules/assassin.py).
+@reveal_note
 def archive_shot(state: GameState, events) -> str | None:
     shot = next((e for e in events if isinstance(e, LoversShot)), None)
     if shot is None:

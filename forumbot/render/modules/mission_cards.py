@@ -4,6 +4,7 @@ The events name seats by their ids; a reader sees the username on the seat now
 from __future__ import annotations
 
 from ...rules.modules.mission_cards import (
+    BY_KEY,
     EV_BADGE,
     EV_DONE,
     EV_DRAWN,
@@ -22,7 +23,7 @@ from ...rules.modules.mission_cards import (
 )
 from ...rules.state import GameState
 from ..markup import Markup
-from ..registry import private, public
+from ..registry import moment, private, public
 from ..words import Message, limits, side_member, when
 from ..words import mc as _mc
 
@@ -107,3 +108,23 @@ def _mc_reveal_pm(state: GameState, e: McReveal, tag: str, m: Markup) -> list[Me
         text = f"{tag}: {_mc(e.card)}: {subject} is {side_member(state, e.side or '')}."
     return [Message(f"mc-reveal:{e.viewer}", text, to=state.shown(e.viewer),
                     subject=f"{tag}: {_mc(e.card)}", priority=0)]
+
+
+# --- the archive page: each card played, and the Badge of Merit's move
+
+
+def _page_card(key: str) -> str:
+    card = BY_KEY.get(key)
+    return card.name if card else key.replace("-", " ").title()
+
+
+@moment(McPlayed)
+def _page_played(state: GameState, e: McPlayed, reveal: bool, name) -> dict:
+    target = f" on {name(e.target)}" if e.target else ""
+    return {"symbol": "▣", "kind": "Mission Card", "text": f"{name(e.holder)} plays {_page_card(e.card)}{target}."}
+
+
+@moment(McBadge)
+def _page_badge(state: GameState, e: McBadge, reveal: bool, name) -> dict:
+    return {"symbol": "▣", "kind": "Mission Card",
+            "text": f"{name(e.holder)} plays Badge of Merit and moves to just after {name(e.after)}."}

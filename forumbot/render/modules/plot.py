@@ -4,6 +4,7 @@ reader sees the username on the seat now (`state.shown`), and a PM goes to it.""
 from __future__ import annotations
 
 from ...rules import events as ev
+from ...rules.modules.plot_deck import BY_KEY
 from ...rules.modules.plot_events import (
     PlotChoiceOpened,
     PlotChoiceSkipped,
@@ -20,7 +21,7 @@ from ...rules.modules.plot_events import (
 )
 from ...rules.state import GameState
 from ..markup import Markup
-from ..registry import private, public
+from ..registry import moment, private, public, undoes_vote
 from ..words import Message, limits, side_member, when
 from ..words import card as _card
 
@@ -171,3 +172,57 @@ def _plot_discarded(state: GameState, e: PlotDiscarded, tag: str, m: Markup) -> 
 @public(ev.PLOT_TAKEN)
 def _plot_taken(state: GameState, e: PlotTaken, tag: str, m: Markup) -> str:
     return f"{state.shown(e.by)} takes {m.bold(_card(e.card))} from {state.shown(e.source)}."
+
+
+# --- the archive page: each card played, taken or chosen for, In the Spotlight's order,
+# and the vote No Confidence undoes
+
+
+def _page_card(key: str) -> str:
+    card = BY_KEY.get(key)
+    return card.name if card else key.replace("-", " ").title()
+
+
+def _page_moment(text: str) -> dict:
+    return {"symbol": "▤", "kind": "Plot Card", "text": text}
+
+
+@moment(PlotPlayed)
+def _page_played(state: GameState, e: PlotPlayed, reveal: bool, name) -> dict:
+    if e.card == "chicago-proxy":
+        return _page_moment(f"{name(e.holder)} plays Chicago Proxy on {name(e.target or '')}.")
+    target = f" on {name(e.target)}" if e.target else ""
+    return _page_moment(f"{name(e.holder)} plays {_page_card(e.card)}{target}.")
+
+
+@moment(PlotDeclared)
+def _page_declared(state: GameState, e: PlotDeclared, reveal: bool, name) -> dict:
+    return _page_moment(f"{name(e.holder)} plays Keeping a Close Eye on You.")
+
+
+@moment(PlotTaken)
+def _page_taken(state: GameState, e: PlotTaken, reveal: bool, name) -> dict:
+    return _page_moment(f"{name(e.by)} takes {_page_card(e.card)} from {name(e.source)}.")
+
+
+@moment(PlotReveal)
+def _page_reveal(state: GameState, e: PlotReveal, reveal: bool, name) -> dict | None:
+    if e.card == "close-eye":
+        return None
+    return _page_moment(f"{name(e.holder)} chooses {name(e.target)} for {_page_card(e.card)}.")
+
+
+@moment(TeamVetoed)
+def _page_vetoed(state: GameState, e: TeamVetoed, reveal: bool, name) -> dict:
+    return _page_moment(f"{name(e.holder)} plays No Confidence: proposal {e.proposal} is rejected after all.")
+
+
+@moment(PlotSpotlight)
+def _page_spotlight(state: GameState, e: PlotSpotlight, reveal: bool, name) -> dict:
+    return {"symbol": "◉", "kind": "Plot Card",
+            "text": f"In the Spotlight: {name(e.target)}'s order was {e.order.upper()}."}
+
+
+@undoes_vote(TeamVetoed)
+def _page_undone(e: TeamVetoed) -> tuple[int, int]:
+    return e.mission, e.proposal

@@ -1,1 +1,0 @@
-"""Each rule module's part of the archive page (registry.py)."""
