@@ -70,7 +70,7 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
 
 def discourse_doctor(forum, section: dict[str, str], game_threads: list[str]):
     """`forumbot doctor` on Discourse: the key, the bot's user, the category, the site settings."""
-    from .discourse import discourse_checks  # (requests loads only for a doctor of Discourse)
+    from .discourse_checks import discourse_checks  # (requests loads only for a doctor of Discourse)
 
     categories = [x for x in [section.get("category")] if x]
     yield from discourse_checks(forum, categories, username=section.get("api_username"))

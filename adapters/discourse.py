@@ -30,7 +30,7 @@ how this adapter lives with it:
   recently" can never refuse one.
 - Errors, retries and the request allowance: adapters/discourse_http.py. Reads (the
   listing, gap reads, PM topics, edits): adapters/discourse_reads.py. `forumbot doctor`
-  and the site settings: adapters/discourse_checks.py. Every name is importable from here.
+  and the site settings: adapters/discourse_checks.py.
 """
 from __future__ import annotations
 
@@ -55,40 +55,8 @@ from .base import (
     TransientError,
     UncertainError,
 )
-from .discourse_checks import FAIL, GUIDE, OK, RECOMMENDED_SITE_SETTINGS, SKIP, WARN, WHY, discourse_checks
-from .discourse_http import (
-    INVALID_KEY,
-    DiscourseHTTP,
-    _errors,
-    _never_sent,
-    _read_wait,
-    _Retry,
-    _utc,
-    post_ref,
-    topic_of,
-)
-from .discourse_reads import (
-    CHUNK,
-    GAP_TOPIC_READS,
-    IDS_PER_READ,
-    MAX_PAGES,
-    PAGE,
-    PM_KEEP,
-    PM_PAGES,
-    PM_TOPIC_READS,
-    RECHECK_TOPICS,
-    SYSTEM_USERS,
-    VERIFY_EVERY,
-    DiscourseReads,
-)
-
-__all__ = [
-    "CHUNK", "CUT", "FAIL", "FIND_PAGES", "GAP_TOPIC_READS", "GUIDE", "IDS_PER_READ", "INVALID_KEY", "MARKER",
-    "MAX_PAGES", "MAX_POST", "OK", "PAGE", "PM_CANDIDATES", "PM_KEEP", "PM_PAGES", "PM_TOPIC_READS", "RECHECK_TOPICS",
-    "RECOMMENDED_SITE_SETTINGS", "SKIP", "SYSTEM_USERS", "VERIFY_EVERY", "WARN", "WHY", "DiscourseForum",
-    "DiscourseHTTP", "DiscourseReads", "discourse_checks", "marker", "post_ref", "prepare", "topic_of", "_Retry",
-    "_errors", "_never_sent", "_read_wait", "_utc",
-]
+from .discourse_http import post_ref, topic_of
+from .discourse_reads import IDS_PER_READ, MAX_PAGES, PAGE, DiscourseReads
 
 FIND_PAGES = 3  # pages of the listing searched for a post after an uncertain failure
 PM_CANDIDATES = 5  # sent PM topics whose first post is read when looking for a PM

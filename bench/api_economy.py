@@ -30,7 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import praw  # noqa: E402
 
-from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum  # noqa: E402
+from adapters.discourse import DiscourseForum  # noqa: E402
+from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS  # noqa: E402
 from adapters.reddit import RedditForum  # noqa: E402
 from forumbot import store  # noqa: E402
 from forumbot.rules import make_config, start  # noqa: E402

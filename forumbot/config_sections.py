@@ -235,8 +235,6 @@ _EXAMPLE = "like {approve: [yay, aye], reject: [nay]}"
 
 def _built_in_word(word: str, key: str) -> str | None:
     """The built-in command `word` (`key`, as word_key folds it) already is, if any."""
-    from .rules.hooks import plugin_classes
-
     first, _, rest = key.partition(" ")
     if key in _BUILT_IN:
         return _BUILT_IN[key]

@@ -94,7 +94,7 @@ def fake_reddit(clock):
 @pytest.fixture
 def fake_discourse(clock):
     """The fake Discourse, with the site settings of the hosting guide."""
-    from adapters.discourse import RECOMMENDED_SITE_SETTINGS
+    from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
     from tests.fakes.discourse import FakeDiscourse
 
     f = FakeDiscourse(clock=lambda: clock().timestamp()).start()

@@ -13,6 +13,7 @@ from ..rules.modules.mission_cards import BY_KEY as MISSION_CARDS
 from ..rules.modules.plot_deck import BY_KEY as PLOT_CARDS
 from ..rules.presets import TEAM_SIZES, Deadlines, Missed
 from ..rules.state import SPIES, GameState, Seat
+from . import registry
 from .markup import Markup
 
 THREAD = "thread"
@@ -70,8 +71,6 @@ def role_name(state: GameState, role: str) -> str:
 def propose_form(state: GameState, size: int = 2) -> str:
     """A proposal as the leader writes it, with `size` names, and what a rule module adds to
     it (Excalibur's holder: registry.propose_tail)."""
-    from . import registry
-
     registry.load()
     tails = "".join(tail for fn in registry.PROPOSE_TAILS if (tail := fn(state)))
     return "PROPOSE: " + ", ".join(["name"] * size) + tails

@@ -12,7 +12,9 @@ import pytest
 import requests
 
 from adapters.base import LoginFailed, Outgoing, PermanentError, TransientError, UncertainError
-from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum, marker, post_ref, topic_of
+from adapters.discourse import DiscourseForum, marker
+from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
+from adapters.discourse_http import post_ref, topic_of
 from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
@@ -756,7 +758,7 @@ def test_the_bad_input_corpus(dtable, fake, path):
 
 
 def doctor_lines(fake, forum=None, categories=("games",), username="forumbot"):
-    from adapters.discourse import discourse_checks
+    from adapters.discourse_checks import discourse_checks
 
     return [(s, n, d) for s, n, d in discourse_checks(forum or make_forum(fake), list(categories), username)]
 

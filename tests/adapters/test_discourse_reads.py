@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.base import TransientError
-from adapters.discourse import topic_of
+from adapters.discourse_http import topic_of
 from forumbot import store
 from tests.fakes.discourse import ERRORS
 from tests.fakes.driver import settle

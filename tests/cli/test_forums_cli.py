@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.discourse import RECOMMENDED_SITE_SETTINGS
+from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from forumbot import store
 from forumbot.shell import moderator
 from tests.conftest import Clock

@@ -9,7 +9,7 @@ import io
 import json
 import re
 
-from adapters.discourse import RECOMMENDED_SITE_SETTINGS
+from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from forumbot import store
 from forumbot.cli.main import main
 from forumbot.rules import replay

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from adapters.discourse import RECOMMENDED_SITE_SETTINGS
+from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from forumbot.shell.moderator import Moderator
 from tests.conftest import Clock
 from tests.fakes.discourse import FakeDiscourse
