@@ -34,14 +34,12 @@ from .base import (
     TransientError,
     UncertainError,
 )
-from .reddit_errors import (  # noqa: F401 - re-exported
-    PERMANENT_API_ERRORS,
-    PERMANENT_PREFIXES,
+from .reddit_errors import (
     _at_token_endpoint,
     single_shot_posts,
     write_error,
 )
-from .reddit_marks import _PLANTED, _token, _unmarked, marker, own_marks  # noqa: F401 - marker re-exported
+from .reddit_marks import _token, _unmarked, marker, own_marks
 from .retries import read_wait
 
 MARK_READ_BATCH = 25

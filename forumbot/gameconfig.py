@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import yaml
 
 from . import config_yaml
-from .config_sections import (  # noqa: F401  (their names here, as before)
-    MAX_INTRO,
+from .config_sections import (
     _host_options,
     _module_keys,
     _module_options,

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 from .config_values import VOTE_WORD_COMMANDS, WORD_COMMANDS, word_key
 from .rules.commands import SAID_CLOSE, SAID_OPEN
-from .rules.hooks import Parsed, plugin_classes
+from .rules.hooks import plugin_classes
+from .rules.plugin import Parsed
 
 # --- cleaning ------------------------------------------------------------------------
 

@@ -27,13 +27,9 @@ from ..rules.roles import role_set
 from ..rules.state import FINISHED, SPIES, GameState
 from .export import export_game
 from .seats import seat_changes
-from .story import PLAIN_ROLES, _Clock, _grid, _missions, _moment, _reveal, _timeline, _timeline_item
+from .story import _Clock, _grid, _missions, _reveal, _timeline
 
-__all__ = [
-    "render_html", "write_html", "export_html_command", "archive_view",
-    # (the account of the events is in story.py; importable from here as before)
-    "PLAIN_ROLES", "_Clock", "_grid", "_missions", "_moment", "_reveal", "_timeline", "_timeline_item",
-]
+__all__ = ["render_html", "write_html", "export_html_command", "archive_view"]
 
 _ENV: Environment | None = None
 

@@ -8,7 +8,6 @@ from .markup import Markdown, Markup, heard
 from .ops import as_code
 
 MD: Markup = Markdown()
-__all__ = ["MD", "Markup"]
 FORWARD_LIMIT = 5000  # characters of a PM passed on to the host
 
 

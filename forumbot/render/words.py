@@ -9,7 +9,7 @@ from datetime import datetime
 
 from ..rules.deadlines import aligned, clamped, stamp
 from ..rules.events import PlayerReplaced
-from ..rules.modules.mission_cards import BY_KEY as MISSION_CARDS
+from ..rules.modules.mission_card_folds import BY_KEY as MISSION_CARDS
 from ..rules.modules.plot_deck import BY_KEY as PLOT_CARDS
 from ..rules.presets import TEAM_SIZES, Deadlines, Missed
 from ..rules.state import SPIES, GameState, Seat

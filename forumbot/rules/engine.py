@@ -43,19 +43,15 @@ from .host import (
     postpone,
     remind,
 )
-from .missions import default_order, order, resolve_mission
+from .missions import order
 from .plugin import RulePlugin, Tx
 from .roles import role_set
 from .state import FINISHED, SETUP, GameState, fold
 from .steps import (
-    advance_after_mission,
     begin_proposal,
-    end_game,
     first_leader,
-    open_proposal,
-    resume_after_mission,
 )
-from .team import after_rejection, open_mission, propose, vote
+from .team import propose, vote
 
 
 def _deal(config: GameConfig, seed: int) -> dict:
@@ -183,8 +179,4 @@ _HANDLERS: dict[type, Callable[[Tx, Any], Refusal | None]] = {
 }
 
 
-# The steps plug-ins call, by the names they have always had here (their homes: steps.py,
-# team.py, missions.py).
-__all__ = ["Tx", "start", "started", "replay", "apply", "advance", "open_proposal", "open_mission",
-           "after_rejection", "resume_after_mission", "advance_after_mission", "resolve_mission",
-           "end_game", "order", "default_order", "COMMAND_WORDS"]
+__all__ = ["start", "started", "replay", "apply", "advance", "COMMAND_WORDS"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import GameConfig, default_deadlines, default_missed
-from .plugin import ConfigKey, Parsed, Reading, RulePlugin, Word  # noqa: F401  (their names here too, as parsing reads them)
+from .plugin import RulePlugin
 from .presets import PRESETS
 from .state import PHASE_WORDS
 

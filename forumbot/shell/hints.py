@@ -29,8 +29,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from ..parsing import NameProblem, Words, bold_spans, parse_command, plain_lines, pm_lines, resolve_name, word_key
-from ..rules.hooks import Parsed
+from ..config_values import word_key
+from ..parsing import NameProblem, Words, bold_spans, parse_command, plain_lines, pm_lines, resolve_name
+from ..rules.plugin import Parsed
 
 # Letters of other alphabets that look like Latin ones (a small table: the ones that make
 # the command words and usernames). NFKD takes accents and the full-width forms apart.

@@ -21,7 +21,7 @@ from ..render import replies as words
 from ..render.status import host_status
 from ..rules import Refusal, deadlines, started
 from ..rules.commands import Command, HostDisqualify, HostExtend, HostPause, HostRecord, HostReplace
-from ..rules.hooks import Parsed
+from ..rules.plugin import Parsed
 from ..store import Game, Inbound
 from .clockwork import Clockwork
 from .games import LIVE, GameBook

@@ -26,7 +26,8 @@ from ..rules.commands import (
     TeamVote,
     said,
 )
-from ..rules.hooks import MODULES, Parsed, plugin_class
+from ..rules.hooks import MODULES, plugin_class
+from ..rules.plugin import Parsed
 from ..rules.state import GameState
 
 

@@ -20,7 +20,7 @@ from adapters.base import Forum, ForumError
 from .. import db_trouble, store
 from ..basics import cause, utcnow
 from ..botlock import Keeper
-from ..limits import HOST_COMMANDS, OUTAGE_AFTER, RECHECK_LIMIT  # noqa: F401 - HOST_COMMANDS re-exported
+from ..limits import OUTAGE_AFTER, RECHECK_LIMIT
 from ..render import render_refusal
 from ..rules import Refusal
 from ..rules.commands import Command
@@ -31,7 +31,7 @@ from .games import GameBook
 from .horizon import Horizon
 from .hosting import Hosting
 from .inbox import Inbox
-from .ingest import Ingest, fair_share  # noqa: F401 - re-exported
+from .ingest import Ingest
 from .outbox.budget import WriteBudget
 from .outbox.delivery import Delivery
 from .playing import Playing

@@ -11,7 +11,7 @@ from ..render.help import help_for
 from ..render.hints import did_you_mean as hint_words
 from ..render.hints import host_command_by_pm
 from ..rules import Refusal
-from ..rules.hooks import Parsed
+from ..rules.plugin import Parsed
 from ..rules.state import GameState
 from ..store import Game, Inbound
 from .clockwork import Clockwork

@@ -9,7 +9,7 @@ from ..parsing import game_tags
 from ..render import ops
 from ..render import replies as words
 from ..rules.commands import Refusal
-from ..rules.hooks import Parsed
+from ..rules.plugin import Parsed
 from ..rules.state import GameState
 from ..store import Game, Inbound
 

@@ -19,7 +19,7 @@ from ..render.markup import Markup
 from ..render.subjects import subject
 from ..render.words import block_separator
 from ..rules import deadlines, started
-from ..rules.hooks import Parsed
+from ..rules.plugin import Parsed
 from ..store import Game, Inbound, Signup
 from .games import GameBook
 from .replies import Answers

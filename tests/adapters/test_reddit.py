@@ -1,6 +1,6 @@
 """Real praw against the fake Reddit server: the adapter's requests, quirks and faults."""
 
-from adapters.reddit import marker
+from adapters.reddit_marks import marker
 from forumbot import markers, store
 
 

@@ -24,7 +24,8 @@ import pytest
 import responses
 
 from adapters.base import ForumError, Outgoing, PermanentError, Posted, TransientError, UncertainError
-from adapters.reddit import RedditForum, marker
+from adapters.reddit import RedditForum
+from adapters.reddit_marks import marker
 
 RECORDED = Path(__file__).parents[1] / "fixtures" / "recorded"
 OAUTH = "https://oauth.reddit.test"  # the recordings' oauth.reddit.com

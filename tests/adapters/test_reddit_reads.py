@@ -533,7 +533,7 @@ def test_looking_for_an_uncertain_post_costs_one_request_however_much_the_bot_po
     kind: one page, one request, however many it has made (its whole history would cost a
     request a hundred, out of 100 a minute)."""
     from adapters.base import Outgoing
-    from adapters.reddit import marker
+    from adapters.reddit_marks import marker
 
     forum = bare_forum(fake_reddit)
     game = fake_reddit.submit("host", "resistancegames", "Game 1", "sign up here")

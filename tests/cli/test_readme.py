@@ -40,7 +40,7 @@ def test_the_five_seed_games_are_in_the_guide():
 
 
 def test_every_host_command_is_in_the_guide():
-    from forumbot.shell.moderator import HOST_COMMANDS
+    from forumbot.limits import HOST_COMMANDS
 
     for verb in HOST_COMMANDS:
         assert f"`{verb.upper()} G12" in HOSTING, verb

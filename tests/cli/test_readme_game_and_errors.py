@@ -304,7 +304,7 @@ def test_log_level_and_log_format_settings(tmp_path):
 
 
 def test_json_logs_and_apscheduler_routine_lines_are_debug(capsys):
-    from forumbot.cli.main import configure_logging
+    from forumbot.logs import configure_logging
 
     try:
         configure_logging("info", "json")

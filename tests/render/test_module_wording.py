@@ -14,7 +14,8 @@ from forumbot.rules import events as ev
 from forumbot.rules.commands import GiveCard
 from forumbot.rules.deadlines import expired
 from forumbot.rules.modules.excalibur import OPENED
-from forumbot.rules.modules.mission_cards import EV_SHUFFLED, MissionCards
+from forumbot.rules.modules.mission_card_folds import EV_SHUFFLED
+from forumbot.rules.modules.mission_cards import MissionCards
 from forumbot.rules.modules.plot import PlotCards
 from forumbot.rules.modules.plot_deck import deck_for
 from tests.support.pure import Game

@@ -109,7 +109,7 @@ def test_establish_confidence_is_mentioned_only_when_it_was_drawn():
 
 
 def test_the_kept_card_prompt_offers_each_holder_only_the_cards_they_hold():
-    from forumbot.rules.modules.mission_cards import BY_KEY
+    from forumbot.rules.modules.mission_card_folds import BY_KEY
 
     windows = 0
     for seed in range(30):

@@ -5,7 +5,7 @@ import pytest
 
 from forumbot.rules import Expire, MissionOrder, Propose, Refusal, apply, make_config, replay
 from forumbot.rules.deadlines import expired
-from forumbot.rules.hooks import RulePlugin
+from forumbot.rules.plugin import RulePlugin
 from forumbot.rules.presets import SPIES, TEAM_SIZES
 from tests.support.pure import NAMES, Game
 

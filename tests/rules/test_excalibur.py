@@ -11,8 +11,8 @@ from forumbot.parsing import parse_comment, parse_pm
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote, make_config, replay
 from forumbot.rules.commands import SAID_CLOSE, SAID_OPEN, HostDisqualify, HostSkip
 from forumbot.rules.deadlines import due, expired
-from forumbot.rules.hooks import Parsed
 from forumbot.rules.modules.excalibur import GIVEN, OPENED, PASSED, USED, WieldExcalibur
+from forumbot.rules.plugin import Parsed
 from forumbot.rules.random_play import play_out
 from forumbot.shell.intake import command_for
 from tests.support.pure import NAMES, T0, Game

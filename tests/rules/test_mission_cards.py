@@ -7,7 +7,8 @@ from forumbot.render import render_events
 from forumbot.rules import MissionOrder, Propose, Refusal, TeamVote, replay
 from forumbot.rules.commands import Choose, GiveCard, PassCard, PlayCard
 from forumbot.rules.deadlines import expired
-from forumbot.rules.modules.mission_cards import EV_SHUFFLED, MissionCards, find_card
+from forumbot.rules.modules.mission_card_folds import EV_SHUFFLED, find_card
+from forumbot.rules.modules.mission_cards import MissionCards
 from tests.support.pure import Game
 
 ALL = ["establish-confidence", "interrogation", "counterespionage", "badge", "badge", "tracker",

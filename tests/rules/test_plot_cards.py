@@ -425,8 +425,8 @@ def test_a_card_no_one_may_receive_is_discarded(rigged2020):
     the drawn cards are discarded at once (found by bench/engine.py)."""
     g = rigged2020(["no-confidence", "strong-leader"])
     from forumbot.rules import events as rev
-    from forumbot.rules.engine import Tx
     from forumbot.rules.hooks import plugins_for
+    from forumbot.rules.plugin import Tx
 
     leader = P(g).round.leader
     others = [n for n in g.state.names if n != leader]

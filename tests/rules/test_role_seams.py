@@ -14,7 +14,8 @@ from forumbot.rules import make_config, replay, start
 from forumbot.rules.modules.assassin import Assassination
 from forumbot.rules.modules.lady import LadyUsed
 from forumbot.rules.modules.lovers import TristanAndIsolde
-from forumbot.rules.roles import FELLOW_SPIES, Role, Sight, always_dealt, declared, role_set, side_of
+from forumbot.rules.plugin import Role, Sight
+from forumbot.rules.roles import FELLOW_SPIES, always_dealt, declared, role_set, side_of
 from forumbot.rules.state import RESISTANCE, SPIES
 from tests.support.pure import NAMES, T0
 

@@ -148,7 +148,8 @@ def test_resistance_plot_every_card(plot_table):
 
 @pytest.fixture
 def sswa_table(db, clock, monkeypatch):
-    from forumbot.rules.modules.mission_cards import EV_SHUFFLED, MissionCards
+    from forumbot.rules.modules.mission_card_folds import EV_SHUFFLED
+    from forumbot.rules.modules.mission_cards import MissionCards
 
     def make(deck, n=6):
         monkeypatch.setattr(MissionCards, "after_start",

@@ -11,7 +11,7 @@ import pytest
 
 from forumbot.rules import Expire, Propose, Refusal, TeamVote, make_config
 from forumbot.rules.commands import said
-from forumbot.rules.hooks import RulePlugin
+from forumbot.rules.plugin import RulePlugin
 from tests.support.pure import NAMES
 from tests.support.pure import PluginGame as Game
 

@@ -243,7 +243,7 @@ def test_echoed_text_never_carries_a_marker(db, clock, local_game):
 def test_a_planted_marker_does_not_stand_for_a_real_post(db, clock, reddit):
     """Even a player who knew a future post's marker cannot make the bot post it."""
     from adapters.base import Outgoing
-    from adapters.reddit import marker
+    from adapters.reddit_marks import marker
 
     t = reddit()
     t.propose()
@@ -258,7 +258,7 @@ def test_a_planted_marker_does_not_stand_for_a_real_post(db, clock, reddit):
 
 def test_markers_are_keyed_with_the_databases_secret(db, tmp_path):
     from adapters.base import Outgoing
-    from adapters.reddit import marker
+    from adapters.reddit_marks import marker
 
     a = marker(Outgoing(key="G1:8:post", kind="comment", body="", token=markers.marker_token("G1:8:post")))
     assert a != marker("G1:8:post")  # the key alone does not give it
@@ -576,7 +576,7 @@ def test_an_outbox_item_from_before_the_secret_keeps_its_unkeyed_marker(db, tmp_
     from datetime import datetime, timezone
 
     from adapters.base import Outgoing
-    from adapters.reddit import marker
+    from adapters.reddit_marks import marker
 
     now = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
     url = f"sqlite:///{tmp_path}/old.db"

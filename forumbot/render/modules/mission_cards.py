@@ -3,7 +3,7 @@ The events name seats by their ids; a reader sees the username on the seat now
 (`state.shown`), and a PM goes to it."""
 from __future__ import annotations
 
-from ...rules.modules.mission_cards import (
+from ...rules.modules.mission_card_folds import (
     BY_KEY,
     EV_BADGE,
     EV_DONE,

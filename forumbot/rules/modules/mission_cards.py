@@ -22,19 +22,9 @@ from .mission_card_folds import (
     BY_KEY,
     CARDS,
     DRAW,
-    EV_BADGE,
-    EV_DONE,
-    EV_DRAWN,
-    EV_FOLLOW,
-    EV_PASSED,
-    EV_PLAYED,
-    EV_REVEAL,
-    EV_SHUFFLED,
-    EV_WINDOW,
     FOLLOW,
     KEPT,
     WINDOW,
-    Mc,
     McBadge,
     McDone,
     McDrawn,
@@ -44,20 +34,12 @@ from .mission_card_folds import (
     McReveal,
     McShuffled,
     McWindow,
-    MissionCard,
-    Tracker,
     find_card,
     mc,
     own,
 )
 
-__all__ = [
-    'BY_KEY', 'CARDS', 'DRAW', 'EV_BADGE', 'EV_DONE', 'EV_DRAWN', 'EV_FOLLOW', 'EV_PASSED',
-    'EV_PLAYED', 'EV_REVEAL', 'EV_SHUFFLED', 'EV_WINDOW', 'FOLLOW', 'KEPT', 'Mc', 'McBadge',
-    'McDone', 'McDrawn', 'McFollow', 'McPassed', 'McPlayed', 'McReveal', 'McShuffled',
-    'McWindow', 'MissionCard', 'Tracker', 'WINDOW', 'find_card', 'mc', 'own', 'MissionCards',
-    'PLUGIN',
-]
+__all__ = ["MissionCards", "PLUGIN"]
 
 # --- the plug-in ----------------------------------------------------------------------
 
