@@ -15,7 +15,7 @@ from adapters.base import LoginFailed, Outgoing, PermanentError, TransientError,
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS, DiscourseForum, marker, post_ref, topic_of
 from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import DELETED_BY_AUTHOR, FakeDiscourse
 from tests.fakes.driver import GAMES, forked_cycle, outcome, play, reset_store, settle
 from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, LocalPeople, Table, discourse_config, edit_notices

@@ -3,11 +3,10 @@
 import praw
 import pytest
 
-from adapters.local import LocalForum
 from forumbot import store
 from forumbot.shell.moderator import Moderator
 from forumbot.shell.outbox.budget import WriteBudget, backoff
-from tests.fakes.table import NAMES, LocalPeople, RedditPeople, Table
+from tests.fakes.table import NAMES, RedditPeople, Table
 
 
 def test_budget_shares_by_priority(clock):
@@ -32,10 +31,10 @@ def test_backoff_grows_with_jitter_and_honours_retry_after():
     assert max(backoff(20) for _ in range(50)) <= 1800  # capped
 
 
-def test_a_busy_minute_slows_status_edits_never_the_game(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock, writes_per_minute=12)
+def test_a_busy_minute_slows_status_edits_never_the_game(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator(writes_per_minute=12)
     tables = []
     for _g in range(4):
         t = Table(forum, people, clock, players=NAMES[:5], make_moderator=lambda: mod)

@@ -246,7 +246,8 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
     set-aside message is answered once for it at most, and without internals; the cycle's
     CPU stays within the budgets it spent."""
     from adapters.local import LocalForum
-    from tests.conftest import Clock, _reset
+    from tests.conftest import _reset
+    from tests.fakes.clock import Clock
     from tests.fakes.table import NAMES, LocalPeople, Table
 
     path = tmp_path_factory.mktemp("mix")

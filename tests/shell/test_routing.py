@@ -1,14 +1,12 @@
 """Two games with overlapping players: a PM with a tag, a reply to a bot PM, an ambiguous PM."""
-from adapters.local import LocalForum
 from forumbot import store
 from forumbot.shell.moderator import Moderator
-from tests.fakes.table import LocalPeople
 
 
-def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
     people.pm("host1", "new game", "preset: resistance\nleader_order: listed\nplayers: [alice, bob, carol, dave, erin]\n")
     people.pm("host2", "new game", "preset: resistance\nleader_order: listed\nplayers: [zed, yan, xu, wes, alice]\n")
     mod.cycle()

@@ -45,7 +45,7 @@ def run(preset: str, fault_rate: float, clock_cls, seed: int = 3):
                                     for p in GAMES])  # the other presets: `make test-long`
 def test_a_fifth_of_requests_fail_and_the_game_is_the_same(preset, db, no_prawcore_sleep):
     from forumbot import store
-    from tests.conftest import Clock
+    from tests.fakes.clock import Clock
 
     calm, calm_texts, _ = run(preset, 0.0, Clock)
     store.close()

@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 from adapters.local import LocalForum
 from forumbot import store
 from forumbot.gameconfig import parse_config
-from tests.conftest import Clock, _reset
+from tests.conftest import _reset
+from tests.fakes.clock import Clock
 from tests.fakes.table import LocalPeople, Table, config_text
 from tests.fuzz.hostile import (
     HOST,

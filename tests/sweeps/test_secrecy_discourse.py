@@ -12,7 +12,7 @@ import pytest
 
 from adapters.discourse import RECOMMENDED_SITE_SETTINGS
 from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import FakeDiscourse
 from tests.fakes.driver import GAMES, play, reset_store
 from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable
