@@ -158,11 +158,10 @@ class Table:
 
 def excalibur_table(db, clock) -> Table:
     """Avalon with Excalibur, seven at the table on the local forum, at its first proposal."""
+    from tests.fakes.bots import make_bot
     from tests.fakes.driver import settle
 
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:7])
-    t.start(preset="avalon", extra="excalibur: true\nplot_cards: false\n")
+    t = make_bot("local", clock).table(7, preset="avalon", extra="excalibur: true\nplot_cards: false\n")
     settle(t, max_cycles=20)
     assert t.state.phase == "proposal"
     return t

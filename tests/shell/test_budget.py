@@ -1,12 +1,11 @@
 """The write budget, rate limits, read retries and the gap fallback."""
 
-import praw
 import pytest
 
 from forumbot import store
-from forumbot.shell.moderator import Moderator
 from forumbot.shell.outbox.budget import WriteBudget, backoff
-from tests.fakes.table import NAMES, RedditPeople, Table
+from tests.fakes.bots import NO_WAITS
+from tests.fakes.table import NAMES, Table
 
 
 def test_budget_shares_by_priority(clock):
@@ -72,18 +71,14 @@ def test_a_busy_minute_slows_status_edits_never_the_game(db, bot, clock):
 
 
 @pytest.fixture
-def reddit_table(db, clock, fake_reddit, monkeypatch):
+def reddit_table(db, bot, fake_reddit, monkeypatch):
+    """A game on the test's fake Reddit (prawcore never sleeps); `kw` goes to its moderator."""
     import prawcore.sessions
 
     monkeypatch.setattr(prawcore.sessions.FiniteRetryStrategy, "_sleep_seconds", lambda self: None)
-    from adapters.reddit import RedditForum
 
     def make(**kw):
-        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
-        t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:5],
-                  make_moderator=lambda: Moderator(forum, clock=clock, **kw))
-        t.fake = fake_reddit
-        return t.start()
+        return bot("reddit", fake=fake_reddit, forum_kw=NO_WAITS, **kw).table(5)
     return make
 
 
