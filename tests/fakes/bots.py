@@ -37,8 +37,9 @@ class Bot:
     """The bot on one forum: `forum` (its adapter), `people` (who act on the forum), `fake`
     (the fake server; None on the local forum), `clock`, and the moderator's keywords."""
 
-    def __init__(self, kind: str, forum, people, clock, fake=None, **mod_kw):
+    def __init__(self, kind: str, forum, people, clock, fake=None, own_fake: bool = False, **mod_kw):
         self.kind, self.forum, self.people, self.clock, self.fake = kind, forum, people, clock, fake
+        self.own_fake = own_fake  # a fake server the bot started, and stops
         self.mod_kw = mod_kw
 
     def moderator(self, **kw) -> Moderator:
@@ -55,7 +56,8 @@ class Bot:
         return t.start(**kw) if start else t
 
     def stop(self) -> None:
-        if self.fake is not None:
+        """Stops the fake server the bot started (one it was given is stopped by its owner)."""
+        if self.own_fake:
             self.fake.stop()
 
 
@@ -73,15 +75,16 @@ def make_bot(kind: str = "local", clock=None, *, fake=None, forum_clock=None, pa
     if kind == "local":
         forum = LocalForum(path, clock=stamps, **forum_kw)
         return Bot(kind, forum, LocalPeople(forum), clock, **mod_kw)
+    own = fake is None
     if kind == "reddit":
         fake = fake or FakeReddit(clock=lambda: stamps().timestamp()).start()
         forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), **forum_kw)
-        return Bot(kind, forum, RedditPeople(fake), clock, fake, **mod_kw)
+        return Bot(kind, forum, RedditPeople(fake), clock, fake, own, **mod_kw)
     if kind == "discourse":
-        if fake is None:
+        if own:
             fake = FakeDiscourse(clock=lambda: stamps().timestamp()).start()
             fake.site.update(RECOMMENDED_SITE_SETTINGS)  # the hosting guide's settings
         forum_kw.setdefault("monotonic", lambda: clock().timestamp())
         forum = discourse_forum(fake, **forum_kw)
-        return Bot(kind, forum, DiscoursePeople(fake, rules), clock, fake, **mod_kw)
+        return Bot(kind, forum, DiscoursePeople(fake, rules), clock, fake, own, **mod_kw)
     raise ValueError(f"no such forum: {kind}")
