@@ -1,9 +1,9 @@
 import os
-from datetime import datetime, timezone
 
 import pytest
 
 from forumbot import store
+from tests.fakes.clock import Clock
 
 PG_URL = os.environ.get("FORUMBOT_TEST_DATABASE_URL")
 
@@ -65,18 +65,6 @@ def any_db(request, tmp_path):
     store.close()
 
 
-class Clock:
-    def __init__(self, at=datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)):
-        self.at = at
-
-    def __call__(self):
-        return self.at
-
-    def advance(self, **kw):
-        from datetime import timedelta
-        self.at += timedelta(**kw)
-
-
 @pytest.fixture
 def clock():
     return Clock()
@@ -103,87 +91,64 @@ def fake_discourse(clock):
     f.stop()
 
 
-def make_forum(kind, clock, fake=None, path=":memory:"):
-    if kind == "local":
-        from adapters.local import LocalForum
-        from tests.fakes.table import LocalPeople
+def pytest_generate_tests(metafunc):
+    """A test that takes `table` runs once on each forum (local, Reddit, Discourse), or on
+    those its `forums` mark names."""
+    if "table" in metafunc.fixturenames and not hasattr(metafunc.module, "table"):  # (not its own)
+        from tests.fakes.bots import FORUMS
 
-        forum = LocalForum(path, clock=clock)
-        return forum, LocalPeople(forum)
-    import praw
-
-    from adapters.reddit import RedditForum
-    from tests.fakes.table import RedditPeople
-
-    return RedditForum(praw.Reddit(**fake.praw_kwargs())), RedditPeople(fake)
+        mark = metafunc.definition.get_closest_marker("forums")
+        metafunc.parametrize("table", list(mark.args) if mark else list(FORUMS), indirect=True)
 
 
-@pytest.fixture(params=["local", "reddit"])
-def table(request, db, clock, tmp_path):
-    """A factory for scripted tables, on the local forum and on the fake Reddit."""
-    from tests.fakes.table import Table
+@pytest.fixture
+def bot(clock):
+    """A factory: bot(kind="local"|"reddit"|"discourse", **kw) is the bot on that forum at
+    the test's clock (tests/fakes/bots.py: make_bot); its fake server stops after the test.
+    (The store is the test's: `db` or `any_db`.)"""
+    from tests.fakes.bots import make_bot
 
-    fakes = []
+    made = []
 
-    def make(players=5, **kw):
-        fake = None
-        if request.param == "reddit":
-            from tests.fakes.reddit import FakeReddit
-
-            fake = FakeReddit(clock=lambda: clock().timestamp()).start()
-            fakes.append(fake)
-        forum, people = make_forum(request.param, clock, fake)
-        from tests.fakes.table import NAMES
-        t = Table(forum, people, clock, players=NAMES[:players])
-        t.fake = fake
-        return t.start(**kw)
+    def make(kind="local", **kw):
+        kw.setdefault("clock", clock)
+        made.append(make_bot(kind, **kw))
+        return made[-1]
 
     yield make
-    for f in fakes:
-        f.stop()
+    for b in made:
+        b.stop()
 
 
 @pytest.fixture
-def local_game(db, clock):
-    """A factory: a resistance game started on the local forum, with `extra` config lines."""
-    from adapters.local import LocalForum
-    from tests.fakes.table import NAMES, LocalPeople, Table
-
-    def make(n=5, extra=""):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(extra=extra)
-    return make
-
-
-@pytest.fixture
-def reddit_table(db, clock, fake_reddit):
-    """A factory: a table on the fake Reddit (real praw); `start=False` leaves it unstarted."""
-    import praw
-
-    from adapters.reddit import RedditForum
-    from forumbot.shell.moderator import Moderator
-    from tests.fakes.table import NAMES, RedditPeople, Table
-
+def table(request, db, bot):
+    """A factory for scripted tables: table(players=5, **config) is a game started on the
+    forum of the test's parameter, a fresh bot and forum for each table."""
     def make(players=5, **kw):
-        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
-        t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:players],
-                  make_moderator=lambda: Moderator(forum, clock=clock))
-        return t.start(**kw) if kw.get("start", True) else t
+        return bot(request.param).table(players, **kw)
     return make
 
 
 @pytest.fixture
-def dtable(db, clock, fake_discourse):
-    """A factory: a table on the fake Discourse; `start=False` leaves it unstarted."""
-    from forumbot.shell.moderator import Moderator
-    from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, discourse_forum
+def local_game(db, bot):
+    """A factory: a resistance game started on the local forum, with `extra` config lines."""
+    def make(n=5, extra=""):
+        return bot("local").table(n, extra=extra)
+    return make
 
-    fake = fake_discourse
 
+@pytest.fixture
+def reddit_table(db, bot, fake_reddit):
+    """A factory: a table on the test's fake Reddit (real praw); `start=False` leaves it
+    unstarted."""
     def make(players=5, start=True, **kw):
-        forum = discourse_forum(fake, monotonic=lambda: clock().timestamp())
-        t = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:players],
-                           make_moderator=lambda: Moderator(forum, clock=clock))
-        t.fake = fake
-        return t.start(**kw) if start else t
+        return bot("reddit", fake=fake_reddit).table(players, start=start, **kw)
+    return make
+
+
+@pytest.fixture
+def dtable(db, bot, fake_discourse):
+    """A factory: a table on the test's fake Discourse; `start=False` leaves it unstarted."""
+    def make(players=5, start=True, **kw):
+        return bot("discourse", fake=fake_discourse).table(players, start=start, **kw)
     return make

@@ -17,10 +17,11 @@ from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from adapters.discourse_http import post_ref, topic_of
 from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import DELETED_BY_AUTHOR, FakeDiscourse
 from tests.fakes.driver import GAMES, forked_cycle, outcome, play, reset_store, settle
-from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, LocalPeople, Table, discourse_config, edit_notices
+from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, discourse_config, edit_notices
 from tests.fakes.table import discourse_forum as make_forum
 
 MARK = re.compile(r"<!-- fb:[0-9a-f]{16,64} -->")
@@ -38,30 +39,21 @@ def dups(texts) -> list[str]:
 
 def local_outcome(preset: str, seed: int) -> dict:
     """The same seeded game on the local forum (the store must be fresh)."""
-    from adapters.local import LocalForum
-
-    clock = Clock()
-    forum = LocalForum(":memory:", clock=clock)
     n, extra = GAMES[preset]
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:n])
-    t.start(preset=preset, extra=extra)
+    t = make_bot("local", Clock()).table(n, preset=preset, extra=extra)
     play(t, seed)
     return outcome(t.export())
 
 
 def discourse_run(preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3):
-    clock = Clock()
-    fake = FakeDiscourse(clock=lambda: clock().timestamp()).start()
-    fake.site.update(RECOMMENDED_SITE_SETTINGS)
+    # Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
+    # cycle whose listing failed for a settled one (the moderator reports a failed read
+    # only in the log), and would then act on a state the bot has not caught up with.
+    b = make_bot("discourse", Clock(), forum_kw={"read_attempts": 5 if fault_rate else 3})
+    fake = b.fake
     try:
-        # Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
-        # cycle whose listing failed for a settled one (the moderator reports a failed read
-        # only in the log), and would then act on a state the bot has not caught up with.
-        forum = make_forum(fake, monotonic=lambda: clock().timestamp(), read_attempts=5 if fault_rate else 3)
         n, extra = GAMES[preset]
-        t = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:n],
-                           make_moderator=lambda: Moderator(forum, clock=clock))
-        t.start(preset=preset, extra=extra)
+        t = b.table(n, preset=preset, extra=extra)
         fake.fault_rate = fault_rate
         fake.fault_rng.seed(fault_seed)
         play(t, seed)
@@ -571,13 +563,10 @@ def test_a_player_below_trust_level_1_cannot_start_a_pm_but_can_answer_the_bots(
     assert row.parent == f"pm:{role['id']}"
 
 
-def test_a_reply_in_the_bots_pm_finds_its_game_without_a_tag(db, clock, fake):
-    forum = make_forum(fake)
-    t1 = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:5],
-                        make_moderator=lambda: Moderator(forum, clock=clock)).start()
-    t1.fake = fake
-    t2 = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:5],
-                        make_moderator=lambda: Moderator(forum, clock=clock))
+def test_a_reply_in_the_bots_pm_finds_its_game_without_a_tag(db, bot, fake):
+    b = bot("discourse", fake=fake)
+    t1 = b.table(5)
+    t2 = b.table(5, start=False)
     t2.mod = t1.mod
     t2.start(title="Second game on Discourse")
     t2.mod = t1.mod
@@ -602,11 +591,8 @@ def test_the_forums_own_accounts_are_never_answered(dtable, fake):
     assert {r.origin for r in rows} == {"admin"}
 
 
-def test_an_existing_topic_takes_the_opening_post_and_its_status_block(db, clock, fake):
-    forum = make_forum(fake)
-    t = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:5],
-                       make_moderator=lambda: Moderator(forum, clock=clock))
-    t.fake = fake
+def test_an_existing_topic_takes_the_opening_post_and_its_status_block(db, bot, fake):
+    t = bot("discourse", fake=fake).table(5, start=False)
     topic = fake.new_topic("host", "Our own game topic here", "We will play here, the bot will join.", "games")
     t.start(extra=f"thread: {fake.url}/t/{topic['slug']}/{topic['id']}\n")
     assert t.game.thread == f"topic:{topic['id']}"

@@ -16,16 +16,15 @@ from adapters.reddit import RedditForum
 from forumbot.limits import PER_AUTHOR_PER_CYCLE
 from forumbot.rules import deadlines
 from forumbot.shell.moderator import Moderator
+from tests.fakes.bots import NO_WAITS
 from tests.fakes.table import NAMES, RedditPeople, Table, config_text
 
 
 @pytest.fixture
-def reddit_table(db, clock, fake_reddit):
+def reddit_table(db, bot, fake_reddit):
+    """A table on the test's fake Reddit, whose adapter never sleeps between tries."""
     def make(players=5, start=True, **kw):
-        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
-        t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:players],
-                  make_moderator=lambda: Moderator(forum, clock=clock))
-        return t.start(**kw) if start else t
+        return bot("reddit", fake=fake_reddit, forum_kw=NO_WAITS).table(players, start=start, **kw)
     return make
 
 

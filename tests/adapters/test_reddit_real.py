@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-import praw
 import pytest
 
 from forumbot import store
-from forumbot.shell.moderator import Moderator
+from tests.fakes.bots import NO_WAITS, make_bot
 from tests.fakes.driver import markers
-from tests.fakes.table import NAMES, RedditPeople, Table, config_text
+from tests.fakes.table import NAMES, Table, config_text
 
 FORBIDDEN = {"message": "Forbidden", "error": 403, "reason": "private"}
 
@@ -25,16 +24,12 @@ def no_prawcore_sleep(monkeypatch):
 
 
 @pytest.fixture
-def reddit(db, clock, fake_reddit, no_prawcore_sleep):
-    from adapters.reddit import RedditForum
-
-    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
+def reddit(db, bot, fake_reddit, no_prawcore_sleep):
+    """Tables on the test's fake Reddit, all on one adapter that never sleeps between tries."""
+    b = bot("reddit", fake=fake_reddit, forum_kw=NO_WAITS)
 
     def make(players=NAMES[:5], host="host", start=True, **kw) -> Table:
-        t = Table(forum, RedditPeople(fake_reddit), clock, players=list(players),
-                  make_moderator=lambda: Moderator(forum, clock=clock))
-        t.fake = fake_reddit
-        return t.start(host=host, **kw) if start else t
+        return b.table(players, host=host, **kw) if start else b.table(players, start=False)
     return make
 
 
@@ -124,23 +119,20 @@ def test_comment_replies_in_the_inbox_are_never_pms(reddit):
 def test_a_real_inbox_beside_a_game_changes_nothing_and_gets_no_pm(db, clock, no_prawcore_sleep, tmp_path):
     """A game plays the same with a recorded real inbox (admin mail, modmail, other bots,
     comment and post replies) beside it, and no one outside the game gets a PM."""
-    from adapters.reddit import RedditForum
     from tests.fakes.driver import outcome, play
-    from tests.fakes.reddit import FakeReddit
 
     def run(with_mail: bool):
-        fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+        b = make_bot("reddit", clock, forum_kw=NO_WAITS)
+        fake = b.fake
         try:
-            forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), backoff=0, max_wait=0)
-            t = Table(forum, RedditPeople(fake), clock, make_moderator=lambda: Moderator(forum, clock=clock))
-            t.start()
+            t = b.table()
             if with_mail:
                 strangers = {str(m.get("author")) for m in fake.load_recorded_inbox()}
             play(t, seed=5)
             sent_to = {m["dest"].lower() for m in fake.messages if m["author"] == "forumbot"}
             return outcome(t.export()), sent_to, (strangers if with_mail else set())
         finally:
-            fake.stop()
+            b.stop()
 
     calm, calm_to, _ = run(False)
     store.close()

@@ -16,8 +16,8 @@ import pytest
 from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from forumbot import store
 from forumbot.shell import moderator
-from tests.conftest import Clock
 from tests.fakes.cli_table import CliTable, settings_text, with_clock
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import FakeDiscourse
 from tests.fakes.driver import GAMES, play
 from tests.fakes.reddit import FakeReddit

@@ -11,8 +11,8 @@ import pytest
 from forumbot import store
 from forumbot.rules import deadlines
 from forumbot.shell import moderator
-from tests.conftest import Clock
 from tests.fakes.cli_table import TITLE, CliTable, settings_text, with_clock
+from tests.fakes.clock import Clock
 from tests.fakes.driver import play
 from tests.fakes.reddit import FakeReddit
 from tests.fakes.table import NAMES, RedditPeople, discourse_config

@@ -14,7 +14,7 @@ from forumbot import store
 from forumbot.cli.main import main
 from forumbot.rules import replay
 from forumbot.shell import moderator
-from tests.conftest import Clock
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import FakeDiscourse
 from tests.fakes.reddit import FakeReddit
 from tests.fakes.table import NAMES, DiscoursePeople, RedditPeople, Table, discourse_config

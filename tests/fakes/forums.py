@@ -7,8 +7,8 @@ import dataclasses
 
 from adapters.base import Fetched, Markup, TransientError
 from adapters.local import LocalForum
-from forumbot.shell.moderator import Moderator
-from tests.fakes.table import NAMES, LocalPeople, Table
+from tests.fakes.bots import Bot
+from tests.fakes.table import LocalPeople
 
 
 class Flaky:
@@ -38,10 +38,7 @@ class Flaky:
 def flaky_table(clock, n=5, host="host", mod_kw=None, **kw):
     """A game started on a `Flaky` local forum (`Moderator` takes `mod_kw`)."""
     local = LocalForum(":memory:", clock=clock)
-    forum = Flaky(local)
-    t = Table(forum, LocalPeople(local), clock, players=NAMES[:n],
-              make_moderator=lambda: Moderator(forum, clock=clock, **(mod_kw or {})))
-    return t.start(host=host, **kw)
+    return Bot("local", Flaky(local), LocalPeople(local), clock, **(mod_kw or {})).table(n, host=host, **kw)
 
 
 class Bbforum(LocalForum):

@@ -37,6 +37,10 @@ class LocalPeople:
     def thread(self, thread) -> list[str]:
         return [r["body"] for r in self.forum.thread_comments(thread)]
 
+    def opening(self, thread) -> str:
+        """The thread's opening post as the forum shows it now."""
+        return next(t["body"] for t in self.forum.threads() if f"t{t['id']}" == thread)
+
     def public_texts(self) -> list[str]:
         texts = [t["body"] for t in self.forum.threads()]
         for t in self.forum.threads():
@@ -59,6 +63,10 @@ class RedditPeople:
 
     def thread(self, thread) -> list[str]:
         return [c["body"] for c in self.fake.thread_comments(thread)]
+
+    def opening(self, thread) -> str:
+        """The thread's opening post as the forum shows it now."""
+        return self.fake.submissions[thread.partition(":")[2] or thread]["selftext"]
 
     def public_texts(self) -> list[str]:
         texts = [s["selftext"] for s in self.fake.submissions.values()]
@@ -150,11 +158,10 @@ class Table:
 
 def excalibur_table(db, clock) -> Table:
     """Avalon with Excalibur, seven at the table on the local forum, at its first proposal."""
+    from tests.fakes.bots import make_bot
     from tests.fakes.driver import settle
 
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:7])
-    t.start(preset="avalon", extra="excalibur: true\nplot_cards: false\n")
+    t = make_bot("local", clock).table(7, preset="avalon", extra="excalibur: true\nplot_cards: false\n")
     settle(t, max_cycles=20)
     assert t.state.phase == "proposal"
     return t
@@ -190,6 +197,10 @@ class DiscoursePeople:
 
     def thread(self, thread) -> list[str]:
         return [p["raw"] for p in self.fake.topic_posts(thread)]
+
+    def opening(self, thread) -> str:
+        """The topic's first post as the forum shows it now."""
+        return self.fake.topic_posts(thread)[0]["raw"]
 
     def public_texts(self) -> list[str]:
         return [p["raw"] for p in self.fake.public_posts()]

@@ -1,12 +1,18 @@
 """The status block at the top of the opening post, edited in place after every change."""
-from adapters.local import LocalForum
+import re
+
 from forumbot import store
-from forumbot.shell.moderator import Moderator
-from tests.fakes.table import LocalPeople
 
 
 def opening(t) -> str:
-    return t.people.public_texts()[0]
+    return t.people.opening(t.game.thread)
+
+
+def edit_requests(fake) -> int:
+    """The edits of posts the fake forum was asked for (Reddit's editusertext, Discourse's PUT
+    of a post)."""
+    return len([r for r in fake.requests if r[1] == "/api/editusertext"
+                or (r[0] == "PUT" and re.fullmatch(r"/posts/\d+(\.json)?", r[1]))])
 
 
 def block(t) -> str:
@@ -46,11 +52,11 @@ def test_edits_are_coalesced_to_one_per_game_per_cycle(table):
     if t.fake is None:
         return _local_coalesced(t)
     t.propose(["alice", "bob"])
-    before = len([r for r in t.fake.requests if r[1] == "/api/editusertext"])
+    before = edit_requests(t.fake)
     for n in t.players:  # five votes in one cycle
         t.say(n, "**APPROVE**")
     t.cycle()
-    edits = len([r for r in t.fake.requests if r[1] == "/api/editusertext"])
+    edits = edit_requests(t.fake)
     assert edits - before == 1
     assert "Orders in: 0 of 2" in block(t)
 
@@ -85,11 +91,11 @@ def test_a_deferred_edit_is_not_lost(table):
     assert "Still to vote: alice, bob, dave, erin" in block(t)
 
 
-def test_an_existing_thread_keeps_the_block_in_the_first_comment(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
+def test_an_existing_thread_keeps_the_block_in_the_first_comment(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
     thread = forum.create_thread("host", "Resistance 61 sign-ups", "Here we go.")
-    mod = Moderator(forum, clock=clock)
+    mod = b.moderator()
     people.pm("host", "new game", f"preset: resistance\nleader_order: listed\nthread: {thread}\n"
               "players: [alice, bob, carol, dave, erin]\n")
     mod.cycle()

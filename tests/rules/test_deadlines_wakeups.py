@@ -300,19 +300,15 @@ def test_half_a_phase_is_counted_in_whole_seconds(make, clock):
 
 
 @pytest.mark.parametrize("fresh", [False, True])
-def test_a_rule_modules_phase_has_its_deadline_and_the_assassination_then_waits(db, clock, monkeypatch, fresh):
+def test_a_rule_modules_phase_has_its_deadline_and_the_assassination_then_waits(db, bot, clock, monkeypatch, fresh):
     """The assassination (avalon's module phase) closes at the `choice` deadline; having no
     default it then waits for good, and the bot has nothing to wake up for. The modules'
     phases are learnt once a process: a bot started afresh (`fresh`) times them too."""
-    from adapters.local import LocalForum
     from forumbot.rules import deadlines
-    from tests.fakes.table import LocalPeople, Table
 
     if fresh:
         monkeypatch.setattr(deadlines, "_MODULE_PHASES", {})  # as in a process that has timed nothing yet
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start(
-        preset="avalon", extra="plot_cards: false\ndeadlines: {choice: 3h, remind_before: none}\n")
+    t = bot("local").table(5, preset="avalon", extra="plot_cards: false\ndeadlines: {choice: 3h, remind_before: none}\n")
     for _ in range(3):
         t.mission()
     assert t.state.phase == "assassination"

@@ -2,17 +2,11 @@
 
 import pytest
 
-from tests.fakes.table import NAMES, LocalPeople, Table
-
 
 @pytest.fixture
-def avalon(db, clock):
-    from adapters.local import LocalForum
-
+def avalon(db, bot):
     def make(n=7, extra="roles: [percival, morgana]\nplot_cards: false\n"):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(
-            preset="avalon", extra=extra)
+        return bot("local").table(n, preset="avalon", extra=extra)
     return make
 
 

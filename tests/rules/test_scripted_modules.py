@@ -3,16 +3,13 @@ the seeds: Excalibur, and Tristan and Isolde. What the thread showed, who learne
 PM, who won and why."""
 import pytest
 
-from adapters.local import LocalForum
-from tests.fakes.table import NAMES, LocalPeople, Table
+from tests.fakes.table import NAMES
 
 
 @pytest.fixture
-def table(db, clock):
+def table(db, bot):
     def make(n=7, extra=""):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(
-            preset="avalon", extra="plot_cards: false\n" + extra)  # (the Plot Cards are on by default)
+        return bot("local").table(n, preset="avalon", extra="plot_cards: false\n" + extra)  # (the Plot Cards are on by default)
     return make
 
 
@@ -93,10 +90,9 @@ def test_the_lovers_in_a_game(table):
     assert f"names **{isolde}** and **{tristan}** as Tristan and Isolde and finds the lovers" in thread(t)
 
 
-def test_the_config_refuses_one_lover(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    t = Table(forum, people, clock, players=NAMES[:7])
+def test_the_config_refuses_one_lover(db, bot):
+    t = bot("local").table(7, start=False)
+    people = t.people
     people.pm("host", "new game", "preset: avalon\nplayers: [" + ", ".join(NAMES[:7]) + "]\nroles: [tristan]\n")
     t.cycle()
     reply = people.pms_to("host")[-1]

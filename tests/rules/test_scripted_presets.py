@@ -3,15 +3,13 @@ every card and role of the preset, with the outcome asserted: who learned what b
 what the thread showed, who won and why. Decks are rigged through the shuffle."""
 import pytest
 
-from adapters.local import LocalForum
 from forumbot.rules import events as ev
 from forumbot.rules.modules.plot import PlotCards
 from forumbot.rules.modules.plot_deck import deck_for
-from tests.fakes.table import NAMES, LocalPeople, Table
 
 
 @pytest.fixture
-def plot_table(db, clock, monkeypatch):
+def plot_table(db, bot, monkeypatch):
     def make(top, preset="resistance-plot", n=8, extra=""):
         def after_start(self, tx):
             rest = list(deck_for(len(tx.state.seats), preset))
@@ -19,8 +17,7 @@ def plot_table(db, clock, monkeypatch):
                 rest.remove(c)
             tx.emit(ev.PLOT_SHUFFLED, deck=list(top) + rest)
         monkeypatch.setattr(PlotCards, "after_start", after_start)
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(preset=preset, extra=extra)
+        return bot("local").table(n, preset=preset, extra=extra)
     return make
 
 
@@ -147,15 +144,14 @@ def test_resistance_plot_every_card(plot_table):
 
 
 @pytest.fixture
-def sswa_table(db, clock, monkeypatch):
+def sswa_table(db, bot, monkeypatch):
     from forumbot.rules.modules.mission_card_folds import EV_SHUFFLED
     from forumbot.rules.modules.mission_cards import MissionCards
 
     def make(deck, n=6):
         monkeypatch.setattr(MissionCards, "after_start",
                             lambda self, tx: tx.emit(EV_SHUFFLED, deck=list(deck)))
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=NAMES[:n]).start(preset="so-say-we-all")
+        return bot("local").table(n, preset="so-say-we-all")
     return make
 
 

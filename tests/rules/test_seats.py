@@ -250,7 +250,7 @@ def test_a_database_of_the_bot_before_seat_ids_plays_on(tmp_path):
 
     from adapters.local import LocalForum
     from forumbot import store
-    from tests.conftest import Clock
+    from tests.fakes.clock import Clock
     from tests.fakes.table import LocalPeople, Table
 
     here = Path(__file__).parents[1] / "fixtures" / "old_db"

@@ -1,13 +1,11 @@
 """The write budget, rate limits, read retries and the gap fallback."""
 
-import praw
 import pytest
 
-from adapters.local import LocalForum
 from forumbot import store
-from forumbot.shell.moderator import Moderator
 from forumbot.shell.outbox.budget import WriteBudget, backoff
-from tests.fakes.table import NAMES, LocalPeople, RedditPeople, Table
+from tests.fakes.bots import NO_WAITS
+from tests.fakes.table import NAMES, Table
 
 
 def test_budget_shares_by_priority(clock):
@@ -32,10 +30,10 @@ def test_backoff_grows_with_jitter_and_honours_retry_after():
     assert max(backoff(20) for _ in range(50)) <= 1800  # capped
 
 
-def test_a_busy_minute_slows_status_edits_never_the_game(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock, writes_per_minute=12)
+def test_a_busy_minute_slows_status_edits_never_the_game(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator(writes_per_minute=12)
     tables = []
     for _g in range(4):
         t = Table(forum, people, clock, players=NAMES[:5], make_moderator=lambda: mod)
@@ -73,18 +71,14 @@ def test_a_busy_minute_slows_status_edits_never_the_game(db, clock):
 
 
 @pytest.fixture
-def reddit_table(db, clock, fake_reddit, monkeypatch):
+def reddit_table(db, bot, fake_reddit, monkeypatch):
+    """A game on the test's fake Reddit (prawcore never sleeps); `kw` goes to its moderator."""
     import prawcore.sessions
 
     monkeypatch.setattr(prawcore.sessions.FiniteRetryStrategy, "_sleep_seconds", lambda self: None)
-    from adapters.reddit import RedditForum
 
     def make(**kw):
-        forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()), backoff=0, max_wait=0)
-        t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:5],
-                  make_moderator=lambda: Moderator(forum, clock=clock, **kw))
-        t.fake = fake_reddit
-        return t.start()
+        return bot("reddit", fake=fake_reddit, forum_kw=NO_WAITS, **kw).table(5)
     return make
 
 

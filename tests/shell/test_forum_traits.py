@@ -9,7 +9,6 @@ from forumbot.render import replies as words
 from forumbot.render import signups as signup_words
 from forumbot.render.markup import BBCode
 from forumbot.rules.commands import Refusal
-from forumbot.shell.moderator import Moderator
 
 
 def test_the_shells_words_are_in_the_forums_markup():
@@ -26,30 +25,26 @@ def test_the_shells_words_are_in_the_forums_markup():
                                   "or `new game` as the subject to start a game.")
 
 
-def test_a_bbcode_forum_gets_its_markup_in_a_hosts_reply(db, clock):
+def test_a_bbcode_forum_gets_its_markup_in_a_hosts_reply(db, bot, clock):
     from adapters.base import Markup
-    from adapters.local import LocalForum
-    from tests.fakes.table import NAMES, LocalPeople, Table
 
-    forum = LocalForum(":memory:", clock=clock)
-    forum.markup = Markup.BBCODE
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    b = bot("local")
+    b.forum.markup = Markup.BBCODE
+    t = b.table(5)
     t.pm("host", f"EXTEND {t.game.tag} soon")
     t.cycle()
     reply = [b for b in t.people.pms_to("host") if "EXTEND needs a duration" in b][-1]
     assert "[font=monospace]EXTEND G1 6h[/font]" in reply and "`" not in reply
 
 
-def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, clock):
+def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, bot, clock):
     """Every answer the shell writes takes the forum's markup: HELP (to a player and to a
     stranger), a player's refusal, the pointer to HELP. None shows Markdown's asterisks."""
     from adapters.base import Markup
-    from adapters.local import LocalForum
-    from tests.fakes.table import NAMES, LocalPeople, Table
 
-    forum = LocalForum(":memory:", clock=clock)
-    forum.markup = Markup.BBCODE
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    b = bot("local")
+    b.forum.markup = Markup.BBCODE
+    t = b.table(5)
     player = next(p for p in t.players if p != t.state.leader)
     t.pm(player, f"HELP {t.game.tag}")
     t.pm("stranger", "HELP")
@@ -65,16 +60,14 @@ def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, clo
     assert any("[b]" in x for x in t.people.pms_to("stranger")), t.people.pms_to("stranger")
 
 
-def test_a_forum_that_takes_no_edits_gets_no_status_edits(db, clock):
+def test_a_forum_that_takes_no_edits_gets_no_status_edits(db, bot, clock):
     """Traits.edits: where the bot may not edit its posts, it never tries; the game goes on."""
     from dataclasses import replace
 
-    from adapters.local import LocalForum
-    from tests.fakes.table import NAMES, LocalPeople, Table
 
-    forum = LocalForum(":memory:", clock=clock)
-    forum.traits = replace(forum.traits, edits=False)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    b = bot("local")
+    b.forum.traits = replace(b.forum.traits, edits=False)
+    t = b.table(5)
     t.propose()
     t.vote_all(True)
     t.cycle()
@@ -82,20 +75,19 @@ def test_a_forum_that_takes_no_edits_gets_no_status_edits(db, clock):
     assert not store.Outbox.select().where(store.Outbox.kind == "edit").exists()
 
 
-def test_a_forum_where_the_bot_opens_no_threads_needs_the_configs_thread(db, clock):
+def test_a_forum_where_the_bot_opens_no_threads_needs_the_configs_thread(db, bot, clock):
     """Traits.new_threads: a config without `thread:` is refused with the reason, and changes
     nothing; with an existing thread named, the game starts there."""
     from dataclasses import replace
 
-    from adapters.local import LocalForum
-    from tests.fakes.table import NAMES, LocalPeople
+    from tests.fakes.table import NAMES
 
-    forum = LocalForum(":memory:", clock=clock)
+    b = bot("local")
+    forum, people = b.forum, b.people
     forum.traits = replace(forum.traits, new_threads=False)
-    people = LocalPeople(forum)
     players = "players: [" + ", ".join(NAMES[:5]) + "]\n"
     people.pm("host", "new game", "preset: resistance\n" + players)
-    mod = Moderator(forum, clock=clock)
+    mod = b.moderator()
     mod.cycle()
     assert store.Game.select().count() == 0
     assert "does not let the bot open a thread" in people.pms_to("host")[-1]

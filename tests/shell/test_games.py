@@ -1,6 +1,8 @@
-"""Whole scripted games through the moderator, on the local forum and through real praw
-against the fake Reddit."""
+"""Whole scripted games through the moderator, on each forum: the local forum, real praw
+against the fake Reddit, and the Discourse adapter against the fake Discourse."""
 import re
+
+import pytest
 
 from forumbot import store
 
@@ -20,7 +22,7 @@ def test_resistance_wins(table, clock):
         else:
             assert "**Resistance**" in role_pm
             assert not any(s in role_pm for s in spies)
-    opening = t.people.public_texts()[0]
+    opening = t.people.opening(t.game.thread)
     assert "PROPOSE" in opening and "| 1 | 2 |" in opening
     for _ in range(3):
         t.mission()
@@ -191,14 +193,11 @@ def test_status_during_a_mission_never_names_who_is_missing(table):
     assert team[1] not in answer and team[0] not in answer
 
 
-def test_hosts_allow_list(db, clock):
-    from adapters.local import LocalForum
-    from forumbot.shell.moderator import Moderator
-    from tests.fakes.table import LocalPeople, config_text
+def test_hosts_allow_list(db, bot):
+    from tests.fakes.table import config_text
 
-    forum = LocalForum(":memory:", clock=clock)
-    mod = Moderator(forum, clock=clock, hosts={"Trusted"})
-    people = LocalPeople(forum)
+    b = bot("local")
+    mod, people = b.moderator(hosts={"Trusted"}), b.people
     people.pm("stranger", "new game", config_text(["alice", "bob", "carol", "dave", "erin"]))
     mod.cycle()
     assert store.Game.select().count() == 0
@@ -222,7 +221,8 @@ def test_avalon_with_the_lady_and_the_assassin(table):
     # Percival sees Merlin and Morgana, without knowing which is which
     pm = next(p for p in t.people.pms_to(percival) if "Your role" in p)
     assert f"{merlin} (Merlin or Morgana)" in pm and f"{morgana} (Merlin or Morgana)" in pm
-    assert "Roles in play" in t.people.public_texts()[0] and "Lady of the Lake" in t.people.public_texts()[0]
+    opening = t.people.opening(t.game.thread)
+    assert "Roles in play" in opening and "Lady of the Lake" in opening
     holder = s.names[-1]
     good = [n for n, r in roles.items() if r in ("merlin", "percival", "servant")]
     t.mission(team=good[:2])
@@ -279,13 +279,8 @@ def test_so_say_we_all_through_the_moderator(table):
     assert t.export()["missions"][1]["result"] == "success"
 
 
-def test_status_during_a_card_step(db, clock):
-    from adapters.local import LocalForum
-    from tests.fakes.table import LocalPeople, Table
-
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=["alice", "bob", "carol", "dave", "erin"]).start(
-        preset="resistance-plot")
+def test_status_during_a_card_step(db, bot):
+    t = bot("local").table(["alice", "bob", "carol", "dave", "erin"], preset="resistance-plot")
     t.pm("bob", "STATUS")
     t.cycle()
     answer = t.people.pms_to("bob")[-1]
@@ -293,6 +288,7 @@ def test_status_during_a_card_step(db, clock):
     assert "step" not in answer and "over" not in answer
 
 
+@pytest.mark.forums("local", "reddit")  # on Discourse: tests/adapters/test_discourse.py (edits)
 def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):
     t = table(5)
     t.propose()

@@ -12,29 +12,17 @@ from hypothesis import strategies as st
 
 from forumbot import store
 from forumbot.rules import deadlines
-from tests.conftest import Clock, make_forum
-from tests.fakes.table import NAMES, Table
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
+from tests.fakes.table import Table
 
 VOTE = "deadlines: {team_vote: 20s, close_early: false}\nmissed: {team_vote: abstain}\n"
 
 
 def skewed_table(kind: str, clock: Clock, skew: float, extra: str = VOTE) -> Table:
     """A table whose forum's clock is `skew` seconds ahead of the bot's (behind if < 0)."""
-    fake = None
-    if kind == "reddit":
-        from tests.fakes.reddit import FakeReddit
-
-        fake = FakeReddit(clock=lambda: clock().timestamp() + skew).start()
-        forum, people = make_forum("reddit", clock, fake)
-    else:
-        from adapters.local import LocalForum
-        from tests.fakes.table import LocalPeople
-
-        forum = LocalForum(":memory:", clock=lambda: clock() + timedelta(seconds=skew))
-        people = LocalPeople(forum)
-    t = Table(forum, people, clock, players=NAMES[:5])
-    t.fake = fake
-    return t.start(extra=extra)
+    b = make_bot(kind, clock, forum_clock=lambda: clock() + timedelta(seconds=skew))
+    return b.table(5, extra=extra)
 
 
 @pytest.fixture(params=["local", "reddit"])

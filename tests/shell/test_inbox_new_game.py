@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from forumbot import store
-from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock, make_forum
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
 from tests.fakes.table import NAMES, config_text
 
 PLAYERS = NAMES[:5]
@@ -17,9 +17,10 @@ CONFIG = config_text(PLAYERS)
 
 
 @pytest.fixture
-def bot(db, clock, fake_reddit):
-    forum, people = make_forum("reddit", clock, fake_reddit)
-    return Moderator(forum, clock=clock), people, fake_reddit
+def bot(db, bot, fake_reddit):
+    """The bot on the fake Reddit: its moderator, the people there, the fake."""
+    b = bot("reddit", fake=fake_reddit)
+    return b.moderator(), b.people, fake_reddit
 
 
 def _games():
@@ -110,7 +111,6 @@ def test_property_whitespace_never_makes_a_second_game_and_a_real_change_always_
     no second game and is answered once with G1; a resend with a changed character in a
     value makes a second game; the cycle never raises."""
     from tests.conftest import _reset
-    from tests.fakes.reddit import FakeReddit
 
     change = data.draw(st.booleans())
     pads = ["", " ", "  "] if change else ["", " ", "  ", "\t", "\u00a0"]  # (a tab is no YAML)
@@ -124,11 +124,9 @@ def test_property_whitespace_never_makes_a_second_game_and_a_real_change_always_
         resend = resend.replace("Test game", "Test game " + data.draw(st.sampled_from(["2", "x", "é"])))
     path = tmp_path_factory.mktemp("dup")
     _reset(f"sqlite:///{path}/bot.db")
-    clock = Clock()
-    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+    b = make_bot("reddit", Clock())
+    fake, people, mod = b.fake, b.people, b.moderator()
     try:
-        forum, people = make_forum("reddit", clock, fake)
-        mod = Moderator(forum, clock=clock)
         people.pm("host", "new game", CONFIG)
         mod.cycle()
         people.pm("host", "new game", resend)
@@ -137,5 +135,5 @@ def test_property_whitespace_never_makes_a_second_game_and_a_real_change_always_
         assert len(_games()) == (2 if change else 1)
         assert len(_answers(fake)) == (0 if change else 1)
     finally:
-        fake.stop()
+        b.stop()
         store.close()

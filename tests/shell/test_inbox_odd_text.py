@@ -4,14 +4,10 @@ place, and every other message of the same fetch counts."""
 from __future__ import annotations
 
 from forumbot import store
-from tests.fakes.table import NAMES, RedditPeople, Table
 
 
-def test_a_nul_or_a_lone_surrogate_in_a_comment_stops_no_vote(any_db, clock, fake_reddit):
-    from tests.conftest import make_forum
-
-    forum, _ = make_forum("reddit", clock, fake_reddit)
-    t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:5]).start()
+def test_a_nul_or_a_lone_surrogate_in_a_comment_stops_no_vote(any_db, bot, fake_reddit):
+    t = bot("reddit", fake=fake_reddit).table()
     t.propose()
     voters = [t.state.shown(x) for x in t.state.waiting_for()]
     t.say(voters[0], "**APPROVE** and a NUL: \x00 and a lone half: \ud800")

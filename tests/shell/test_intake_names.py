@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.local import LocalForum
-from tests.fakes.table import LocalPeople, Table
+from tests.fakes.table import Table
 
 PLAYERS = ["alice", "alina", "bob", "carol", "dave"]  # `ali` could be alice or alina
 RIGHT_FORM = " The right form: **PROPOSE: name, name**"
 
 
 @pytest.fixture
-def table(db, clock) -> Table:
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=PLAYERS).start(extra="aliases: {al: alina}\n")
+def table(db, bot, clock) -> Table:
+    t = bot("local").table(PLAYERS, extra="aliases: {al: alina}\n")
     assert t.state.phase == "proposal" and t.state.shown(t.state.leader) == "alice"
     return t
 

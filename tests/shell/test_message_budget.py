@@ -245,9 +245,9 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
     aside (one that raised after its one retry, one too slow at once); each sender of a
     set-aside message is answered once for it at most, and without internals; the cycle's
     CPU stays within the budgets it spent."""
-    from adapters.local import LocalForum
-    from tests.conftest import Clock, _reset
-    from tests.fakes.table import NAMES, LocalPeople, Table
+    from tests.conftest import _reset
+    from tests.fakes.bots import make_bot
+    from tests.fakes.clock import Clock
 
     path = tmp_path_factory.mktemp("mix")
     _reset(f"sqlite:///{path}/bot.db")
@@ -263,8 +263,7 @@ def test_property_every_message_is_handled_or_set_aside_within_its_budget(tmp_pa
 
     Inbox.handle = mixed
     try:
-        forum = LocalForum(":memory:", clock=clock)
-        t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+        t = make_bot("local", clock).table(5)
         t.mod.ingest.cpu = CpuBudget(0.05)
         for author, how, where in mix:
             body = f"**STATUS** #{how}" if where == "comment" else f"STATUS #{how}"

@@ -3,9 +3,7 @@ double underscore: the exact name wins over one with its last character dropped,
 parser, in bold commands and PMs, and through whole games (PROPOSE, ASSASSINATE, REPLACE)."""
 import pytest
 
-from adapters.local import LocalForum
 from forumbot.parsing import NameProblem, clean_name, parse_comment, parse_pm, resolve_name
-from tests.fakes.table import LocalPeople, Table
 
 PLAYERS = ["alice", "bob", "bob_", "carol", "dave", "dave-"]
 
@@ -56,22 +54,21 @@ def test_clean_name_keeps_a_legal_last_underscore_or_dash():
     assert clean_name("zed.") == "zed" and clean_name(" **u/Zed** ") == "Zed"
 
 
-def _table(db, clock, players, **kw):
-    forum = LocalForum(":memory:", clock=clock)
-    return Table(forum, LocalPeople(forum), clock, players=players).start(**kw)
+def _table(bot, players, **kw):
+    return bot("local").table(players, **kw)
 
 
-def test_propose_in_a_game_names_bob_underscore(db, clock):
-    t = _table(db, clock, ["alice", "bob", "bob_", "carol", "dave"])
+def test_propose_in_a_game_names_bob_underscore(db, bot):
+    t = _table(bot, ["alice", "bob", "bob_", "carol", "dave"])
     assert t.state.leader == "alice"
     t.say("alice", "**PROPOSE: bob_, u/bob**")
     t.cycle()
     assert t.state.phase == "team_vote" and list(t.state.team) == ["bob_", "bob"]
 
 
-def test_assassinate_bob_underscore_hits_bob_underscore(db, clock):
+def test_assassinate_bob_underscore_hits_bob_underscore(db, bot):
     # seed 2: bob_ is Merlin, bob a servant, dave the Assassin
-    t = _table(db, clock, ["alice", "bob", "bob_", "carol", "dave"], preset="avalon", seed=2,
+    t = _table(bot, ["alice", "bob", "bob_", "carol", "dave"], preset="avalon", seed=2,
                extra="plot_cards: false\n")
     roles = {p["name"]: p["role"] for p in t.export()["players"]}
     assert (roles["bob_"], roles["bob"], roles["dave"]) == ("merlin", "servant", "assassin")
@@ -84,8 +81,8 @@ def test_assassinate_bob_underscore_hits_bob_underscore(db, clock):
     assert (e["winner"], e["win_reason"]) == ("spies", "assassination")
 
 
-def test_replace_keeps_a_newcomer_named_with_a_last_underscore(db, clock):
-    t = _table(db, clock, ["alice", "bob", "carol", "dave", "erin"])
+def test_replace_keeps_a_newcomer_named_with_a_last_underscore(db, bot):
+    t = _table(bot, ["alice", "bob", "carol", "dave", "erin"])
     t.people.pm("host", "replace", f"REPLACE {t.game.tag} bob WITH zed_")
     t.cycle()
     assert "zed_" in t.state.names and "zed" not in t.state.names

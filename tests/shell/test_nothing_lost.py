@@ -9,16 +9,15 @@ import threading
 import time
 from datetime import timedelta
 
-import praw
 import pytest
 
 from adapters.base import PermanentError, TransientError
 from adapters.local import LocalForum
 from forumbot import markers, store
 from forumbot.shell.inbox import Inbox
-from forumbot.shell.moderator import Moderator
+from tests.fakes.bots import NO_WAITS
 from tests.fakes.forums import flaky_table
-from tests.fakes.table import NAMES, LocalPeople, RedditPeople, Table
+from tests.fakes.table import NAMES
 
 
 @pytest.fixture
@@ -29,24 +28,10 @@ def no_prawcore_sleep(monkeypatch):
 
 
 @pytest.fixture
-def reddit(clock, no_prawcore_sleep):
-    from adapters.reddit import RedditForum
-    from tests.fakes.reddit import FakeReddit
-
-    fakes = []
-
+def reddit(bot, no_prawcore_sleep):
     def make(n=5, **kw):
-        fake = FakeReddit(clock=lambda: clock().timestamp()).start()
-        fakes.append(fake)
-        forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), backoff=0, max_wait=0)
-        t = Table(forum, RedditPeople(fake), clock, players=NAMES[:n],
-                  make_moderator=lambda: Moderator(forum, clock=clock))
-        t.fake = fake
-        return t.start(**kw)
-
-    yield make
-    for f in fakes:
-        f.stop()
+        return bot("reddit", forum_kw=NO_WAITS).table(n, **kw)
+    return make
 
 
 def thread_text(t) -> str:
@@ -268,26 +253,20 @@ def test_markers_are_keyed_with_the_databases_secret(db, tmp_path):
     assert a != b
 
 
-def test_a_new_database_does_not_take_over_an_old_thread(db, clock, tmp_path, no_prawcore_sleep):
-    from adapters.reddit import RedditForum
-    from tests.fakes.reddit import FakeReddit
-
-    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
-    try:
-        forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), backoff=0, max_wait=0)
-        old = Table(forum, RedditPeople(fake), clock, make_moderator=lambda: Moderator(forum, clock=clock)).start()
-        old_thread = old.game.thread
-        store.close()
-        store.connect(f"sqlite:///{tmp_path}/restored.db")  # a lost file, a new database: keys start at G1 again
-        fake.faults = [lambda m, p: (503, {"error": 503}) if p == "/api/submit" else None]
-        new = Table(forum, RedditPeople(fake), clock, make_moderator=lambda: Moderator(forum, clock=clock))
-        new.start()
-        new.cycle()
-        assert new.game.tag == "G1"
-        assert new.game.thread and new.game.thread != old_thread
-        assert len(fake.submissions) == 2
-    finally:
-        fake.stop()
+def test_a_new_database_does_not_take_over_an_old_thread(db, bot, tmp_path, no_prawcore_sleep):
+    b = bot("reddit", forum_kw=NO_WAITS)
+    fake = b.fake
+    old = b.table()
+    old_thread = old.game.thread
+    store.close()
+    store.connect(f"sqlite:///{tmp_path}/restored.db")  # a lost file, a new database: keys start at G1 again
+    fake.faults = [lambda m, p: (503, {"error": 503}) if p == "/api/submit" else None]
+    new = b.table(start=False)
+    new.start()
+    new.cycle()
+    assert new.game.tag == "G1"
+    assert new.game.thread and new.game.thread != old_thread
+    assert len(fake.submissions) == 2
 
 
 # --- 7. posts keep their order -------------------------------------------------------
@@ -557,10 +536,10 @@ def test_a_post_found_again_has_the_url_a_fresh_post_has(clock):
         assert forum.find_posted(out) == posted
 
 
-def test_a_config_with_very_many_problems_gets_a_bounded_answer(db, clock):
+def test_a_config_with_very_many_problems_gets_a_bounded_answer(db, bot, clock):
     """A forum refuses over-long posts (Reddit 10,000 characters, Discourse 32,000)."""
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock)
+    t = bot("local").table(start=False)
+    forum = t.forum
     aliases = ", ".join(f"x{i}: nobody{i}" for i in range(60))
     forum.send_pm("host", "forumbot", "new game", f"title: T\npreset: resistance\nplayers: [a, b, c, d, e]\n"
                   f"aliases: {{{aliases}}}\n")

@@ -25,7 +25,6 @@ from forumbot.render import ops
 from forumbot.render import replies as words
 from forumbot.render.markup import BBCode
 from forumbot.shell.moderator import Moderator
-from tests.conftest import make_forum
 from tests.fakes.table import LocalPeople, Table, config_text
 
 VOTE = "deadlines: {team_vote: 1h}\n"
@@ -545,14 +544,14 @@ def _put_back(url: str, backup) -> None:
 
 
 def test_a_backup_from_before_the_opening_post_posts_no_second_game_thread_after_status_edits(
-        db, clock, fake_reddit, tmp_path):
+        db, bot, clock, fake_reddit, tmp_path):
     """On Reddit the operator's backup was taken while the game's opening post was on its way
     (the store holds it as sent, not known to have landed). The game then ran: the status block
     in the opening post was edited as the leader proposed. The backup is put back: the bot
     looks for the opening post before sending it again, and finds it by its invisible marker,
     which the status-block edits kept. There is one game thread, and no role PM twice."""
-    forum, people = make_forum("reddit", clock, fake_reddit)
-    t = Table(forum, people, clock)
+    b = bot("reddit", fake=fake_reddit)
+    forum, t = b.forum, b.table(start=False)
     url = f"sqlite:///{tmp_path}/bot.db"
     backup = tmp_path / "backup.db"
     post, kinds = forum.post, []
@@ -572,7 +571,7 @@ def test_a_backup_from_before_the_opening_post_posts_no_second_game_thread_after
     assert "edit" in kinds, kinds  # the block was edited after the opening post went out
     thread = t.game.thread
     _put_back(url, backup)
-    t.mod = Moderator(forum, clock=clock)  # the bot starts again on the restored store
+    t.mod = b.moderator()  # the bot starts again on the restored store
     for _ in range(3):
         clock.advance(seconds=61)
         t.cycle()
@@ -670,14 +669,14 @@ def test_a_status_block_another_run_sent_meanwhile_is_not_sent_again(db, clock):
     assert len([o for o in forum.tried if o.kind == "edit"]) == edits
 
 
-def test_with_room_for_every_post_the_edits_share_still_goes_to_the_stalest_blocks(db, clock):
+def test_with_room_for_every_post_the_edits_share_still_goes_to_the_stalest_blocks(db, bot, clock):
     """Three games whose status blocks change every minute, and a budget of 4 writes a
     minute: room for the three edits, but the edits' share is 2. The two stalest blocks go
     out each minute, so no game's block is more than two minutes behind; not the same two
     games every time while the third never moves."""
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock, writes_per_minute=None)
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator(writes_per_minute=None)
     for g in range(3):
         people.pm(f"host{g}", "new game", config_text(["alice", "bob", "carol", "dave", "erin"], seed=g))
     for _ in range(3):

@@ -9,8 +9,8 @@ import re
 
 from adapters.local import LocalForum
 from forumbot import store
-from forumbot.shell.moderator import Moderator
-from tests.fakes.table import NAMES, LocalPeople, config_text
+from tests.fakes.bots import make_bot
+from tests.fakes.table import NAMES, config_text
 
 GAMES = 30
 PER_MINUTE = 12  # the edits' share: 6 a minute
@@ -18,9 +18,9 @@ BLOCK = re.compile(r"Block of G(\d+), change (\d+)\.")
 
 
 def _many_games(clock, n: int):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock, writes_per_minute=None)  # the games start unhindered
+    b = make_bot("local", clock)
+    forum, people = b.forum, b.people
+    mod = b.moderator(writes_per_minute=None)  # the games start unhindered
     for g in range(n):
         people.pm(f"host{g}", "new game", config_text(NAMES[:5], seed=g))
     for _ in range(4):

@@ -8,7 +8,6 @@ import logging
 import re
 import time
 
-import praw
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +15,6 @@ from hypothesis import strategies as st
 from adapters.base import Outgoing, Traits
 from forumbot import store
 from forumbot.render.markup import markup_for
-from forumbot.shell.moderator import Moderator
 from forumbot.shell.outbox.fit import MARK_ROOM, fit, size
 from tests.fakes.cli_table import make_cli_table
 from tests.fakes.table import NAMES
@@ -63,11 +61,8 @@ def test_a_text_longer_than_the_discourse_site_takes_is_cut_to_its_setting(tmp_p
     assert len(got[0]) <= 6000 and CUT.search(got[0]) and "<!-- fb:" in got[0]
 
 
-def test_a_refused_answer_to_a_stranger_is_logged_with_what_it_was(db, clock, fake_reddit, caplog):
-    from adapters.reddit import RedditForum
-
-    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
-    mod = Moderator(forum, clock=clock)
+def test_a_refused_answer_to_a_stranger_is_logged_with_what_it_was(db, bot, fake_reddit, caplog):
+    mod = bot("reddit", fake=fake_reddit).moderator()
     fake_reddit.refuse_pms["zed"] = "NOT_WHITELISTED_BY_USER_MESSAGE"
     fake_reddit.pm_bot("zed", "hello", "what is this bot?")
     with caplog.at_level(logging.WARNING, logger="forumbot"):

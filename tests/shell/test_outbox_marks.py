@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-import praw
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +16,7 @@ from adapters.base import Outgoing
 from forumbot import markers, store
 from forumbot.markers import our_token
 from forumbot.shell.moderator import Moderator
-from tests.fakes.table import NAMES, RedditPeople, Table
+from tests.fakes.bots import make_bot
 
 NOW = datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc)
 
@@ -70,9 +69,7 @@ def test_items_made_before_the_check_keep_the_token_they_went_out_with(tmp_path)
 
 
 def _reddit_game(fake, clock):
-    forum = __import__("adapters.reddit", fromlist=["RedditForum"]).RedditForum(praw.Reddit(**fake.praw_kwargs()))
-    t = Table(forum, RedditPeople(fake), clock, players=NAMES[:5])
-    return t.start()
+    return make_bot("reddit", clock, fake=fake).table(5)
 
 
 def test_a_fresh_database_on_the_same_account_is_not_taken_for_behind(tmp_path, clock, fake_reddit):
@@ -88,11 +85,9 @@ def test_a_fresh_database_on_the_same_account_is_not_taken_for_behind(tmp_path, 
         store.close()
 
 
-def test_the_forum_is_read_for_markers_once_per_process_and_only_to_post(db, clock, fake_reddit):
-    from adapters.reddit import RedditForum
-
-    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
-    mod = Moderator(forum, clock=clock)
+def test_the_forum_is_read_for_markers_once_per_process_and_only_to_post(db, bot, fake_reddit):
+    b = bot("reddit", fake=fake_reddit)
+    mod = b.moderator()
 
     def reads() -> int:
         return sum(1 for r in fake_reddit.requests if r[1].endswith(("/comments", "/submitted", "/message/sent"))
@@ -100,7 +95,8 @@ def test_the_forum_is_read_for_markers_once_per_process_and_only_to_post(db, clo
 
     mod.cycle()  # nothing to post: no look at the bot's own posts
     assert reads() == 0 and not mod.delivery.reconcile.checked
-    t = Table(forum, RedditPeople(fake_reddit), clock, players=NAMES[:5], make_moderator=lambda: mod)
+    t = b.table(start=False)
+    t.mod = mod
     t.start()
     assert reads() == 3  # the bot's comments, threads and sent PMs, once
     t.propose()
@@ -108,12 +104,12 @@ def test_the_forum_is_read_for_markers_once_per_process_and_only_to_post(db, clo
     for _ in range(3):
         mod.cycle()
     assert reads() == 3
-    Moderator(forum, clock=clock).cycle()  # a new process with nothing to post: nothing read
+    b.moderator().cycle()  # a new process with nothing to post: nothing read
     assert reads() == 3
     # a new process with only a status edit to send: an edit adds no post, nothing read
     edits = store.Outbox.update(state="pending").where(store.Outbox.kind == "edit").execute()
     assert edits == 1
-    later = Moderator(forum, clock=clock)
+    later = b.moderator()
     later.cycle()
     assert store.Outbox.get(store.Outbox.kind == "edit").state == "posted"
     assert reads() == 3 and not later.delivery.reconcile.checked

@@ -12,7 +12,7 @@ import pytest
 from adapters.local import LocalForum
 from forumbot import store
 from tests.fakes.driver import settle
-from tests.fakes.table import NAMES, LocalPeople, Table, excalibur_table
+from tests.fakes.table import LocalPeople, Table, excalibur_table
 
 
 def said_to(t, author) -> list[str]:
@@ -173,15 +173,14 @@ def test_a_tag_longer_than_any_game_number_names_no_game(local_game):
     assert t.export()["events"] == events and t.state.votes == {}
 
 
-def test_a_game_numbered_with_the_most_digits_a_tag_takes_is_named_by_its_tag(db, clock):
+def test_a_game_numbered_with_the_most_digits_a_tag_takes_is_named_by_its_tag(db, bot, clock):
     """A database whose games have reached nine-digit numbers (MAX_TAG_DIGITS): the game
     G123456789 is named by its tag, by PM and in the thread; only a longer tag names none."""
     from forumbot.parsing import MAX_TAG_DIGITS
 
     store.Game.create(id=123456788, forum="elsewhere", host="x", preset="resistance", config="{}", seed=1,
                       status="finished", created_at=store.naive(clock()))  # (the games before it)
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start()
+    t = bot("local").table(5)
     assert t.game.tag == "G123456789" and len(t.game.tag) - 1 == MAX_TAG_DIGITS
     t.propose()
     t.pm("bob", "REJECT")  # (the subject is the game's tag)
@@ -247,10 +246,9 @@ def test_a_new_process_reads_the_modules_words_and_suffixes_afresh(db, clock, mo
                                         "every order of an approved team is in."]
 
 
-def test_a_team_starting_with_a_capital_x_keeps_its_first_letter(db, clock):
+def test_a_team_starting_with_a_capital_x_keeps_its_first_letter(db, bot, clock):
     """Only spaces, full stops and colons are taken off the ends of a PROPOSE's names."""
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=["alice", "xu", "bob", "carol", "dave"]).start()
+    t = bot("local").table(["alice", "xu", "bob", "carol", "dave"])
     t.say("alice", "**PROPOSE: Xu, alice.**")
     t.cycle()
     assert t.state.phase == "team_vote" and list(t.state.team) == ["xu", "alice"]

@@ -56,7 +56,7 @@ def run_game(tmp_path, clock, fresh: bool, name: str):
 
 
 def test_a_fresh_process_every_cycle_finishes_the_same_game(tmp_path, clock):
-    from tests.conftest import Clock
+    from tests.fakes.clock import Clock
 
     one, texts_one = run_game(tmp_path, Clock(), fresh=False, name="one")
     many, texts_many = run_game(tmp_path, Clock(), fresh=True, name="many")

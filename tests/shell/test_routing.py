@@ -1,14 +1,11 @@
 """Two games with overlapping players: a PM with a tag, a reply to a bot PM, an ambiguous PM."""
-from adapters.local import LocalForum
 from forumbot import store
-from forumbot.shell.moderator import Moderator
-from tests.fakes.table import LocalPeople
 
 
-def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
     people.pm("host1", "new game", "preset: resistance\nleader_order: listed\nplayers: [alice, bob, carol, dave, erin]\n")
     people.pm("host2", "new game", "preset: resistance\nleader_order: listed\nplayers: [zed, yan, xu, wes, alice]\n")
     mod.cycle()
@@ -39,15 +36,10 @@ def test_pms_are_routed_by_tag_by_reply_or_refused_when_ambiguous(db, clock):
     assert f"not in a running game tagged {g2.tag}" in people.pms_to("bob")[-1]
 
 
-def test_a_reply_to_a_bot_pm_is_routed_on_reddit(db, clock, fake_reddit):
+def test_a_reply_to_a_bot_pm_is_routed_on_reddit(db, bot, fake_reddit):
     """Reddit keeps the subject on a reply ("re: G2: your role"), and the bot's subjects
     always carry the game tag; so a bare reply to the bot's PM finds its game."""
-    import praw
-
-    from adapters.reddit import RedditForum
-
-    forum = RedditForum(praw.Reddit(**fake_reddit.praw_kwargs()))
-    mod = Moderator(forum, clock=clock)
+    mod = bot("reddit", fake=fake_reddit).moderator()
     for host, players in (("host1", "alice, bob, carol, dave, erin"), ("host2", "zed, yan, xu, wes, alice")):
         fake_reddit.pm_bot(host, "new game", "preset: resistance\nleader_order: listed\n"
                            f"subreddit: games\nplayers: [{players}]\n")

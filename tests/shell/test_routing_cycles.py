@@ -4,7 +4,7 @@ of its sender's games, a replaced player whose username differs in case, a spect
 import pytest
 
 from forumbot import store
-from tests.fakes.table import NAMES, LocalPeople, Table
+from tests.fakes.table import NAMES
 
 
 def host_says(t, text, who="host"):
@@ -65,16 +65,12 @@ def test_game_over_names_the_threads_newest_game(local_game):
 
 
 @pytest.fixture
-def two_games(db, clock):
+def two_games(db, bot):
     """alice plays G1 and G2, both at their team vote."""
-    from adapters.local import LocalForum
-    from forumbot.shell.moderator import Moderator
-
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    t1 = Table(forum, people, clock, players=["alice", "bob", "carol", "dave", "erin"]).start(host="host1")
-    t2 = Table(forum, people, clock, players=["zed", "yan", "xu", "wes", "alice"]).start(host="host2")
-    t2.mod = t1.mod = Moderator(forum, clock=clock)
+    b = bot("local")
+    t1 = b.table(["alice", "bob", "carol", "dave", "erin"], host="host1")
+    t2 = b.table(["zed", "yan", "xu", "wes", "alice"], host="host2")
+    t2.mod = t1.mod = b.moderator()
     t1.propose(["alice", "bob"])
     t2.propose(["zed", "alice"])
     assert t1.state.phase == t2.state.phase == "team_vote"
@@ -149,11 +145,8 @@ def test_a_public_naming_no_one_proposes_nothing(local_game):
     assert t.state.phase == "proposal" and t.export()["events"] == events
 
 
-def test_an_assassination_of_no_one_is_refused_as_such(db, clock):
-    from adapters.local import LocalForum
-
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock, players=NAMES[:5]).start(preset="avalon", extra="plot_cards: false\n")
+def test_an_assassination_of_no_one_is_refused_as_such(db, bot, clock):
+    t = bot("local").table(5, preset="avalon", extra="plot_cards: false\n")
     for _ in range(3):
         t.mission()
     s = t.state
@@ -253,15 +246,14 @@ def test_a_pm_from_someone_in_no_game_or_in_several_is_answered_about_none(two_g
     assert t1.state.votes == {} and t2.state.votes == {}
 
 
-def test_on_a_bbcode_forum_the_routing_answers_show_bbcode(db, clock):
+def test_on_a_bbcode_forum_the_routing_answers_show_bbcode(db, bot, clock):
     """A forum that writes BBCode (phpBB-like) gets the which-game and several-games answers
     in its own markup: no Markdown bold or code in them."""
     from adapters.base import Markup
-    from adapters.local import LocalForum
 
-    forum = LocalForum(":memory:", clock=clock)
-    forum.markup = Markup.BBCODE
-    t = Table(forum, LocalPeople(forum), clock).start()
+    b = bot("local")
+    b.forum.markup = Markup.BBCODE
+    t = b.table()
     rematch(t)
     t.say("bob", "[b]APPROVE[/b]")
     t.pm("bob", "APPROVE", subject="my vote")
@@ -284,15 +276,12 @@ def test_a_player_of_one_game_needs_no_tag_in_a_pm(local_game):
     assert not [b for b in t.people.pms_to("bob") if "not in a running game" in b or "several games" in b]
 
 
-def test_a_join_in_a_sign_up_thread_signs_the_player_up(db, clock):
+def test_a_join_in_a_sign_up_thread_signs_the_player_up(db, bot, clock):
     """A game taking sign-ups takes its thread's commands: JOIN there is a sign-up (never
     "the game is over", which a game not yet running is not)."""
-    from adapters.local import LocalForum
-    from forumbot.shell.moderator import Moderator
-
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
     people.pm("host", "new game", "preset: resistance\nplayers: signup\nmin_players: 5\nmax_players: 7\n"
               "deadlines: {signup: 2d}\n")
     mod.cycle()

@@ -5,23 +5,20 @@ from datetime import timedelta
 
 import pytest
 
-from adapters.local import LocalForum
 from forumbot import store
 from forumbot.archive.export import export_game
 from forumbot.gameconfig import parse_config
-from forumbot.shell.moderator import Moderator
 from forumbot.shell.signups import joined
-from tests.fakes.table import LocalPeople
 
 CONFIG = ("preset: resistance\nleader_order: listed\nplayers: signup\nmin_players: 5\n"
           "max_players: {max}\ndeadlines: {{signup: 2d}}\n")
 
 
 @pytest.fixture
-def signup(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+def signup(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
 
     def make(max_players=7):
         people.pm("host", "new game", CONFIG.format(max=max_players))
@@ -166,10 +163,10 @@ def test_signups_close_from_the_host(signup):
     assert "sign-ups are over" in people.pms_to("host")[-1]
 
 
-def test_signups_in_their_own_thread_then_a_new_game_thread(db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+def test_signups_in_their_own_thread_then_a_new_game_thread(db, bot, clock):
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
     lobby = forum.create_thread("host", "Game 62 sign-ups", "Who is in?")
     clock.advance(minutes=1)
     people.pm("host", "new game", CONFIG.format(max=5) + f"signup_thread: {lobby}\n")
@@ -196,11 +193,11 @@ SIGNUP_WITH = ("preset: resistance\nleader_order: listed\nplayers: signup\nmin_p
 
 
 @pytest.fixture
-def signup_with(db, clock):
+def signup_with(db, bot, clock):
     """A sign-up table of 5 to 7 with `extra` config lines."""
-    forum = LocalForum(":memory:", clock=clock)
-    people = LocalPeople(forum)
-    mod = Moderator(forum, clock=clock)
+    b = bot("local")
+    forum, people = b.forum, b.people
+    mod = b.moderator()
 
     def make(extra=""):
         people.pm("host", "new game", SIGNUP_WITH.format(extra=extra))

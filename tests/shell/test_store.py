@@ -2,10 +2,8 @@
 from datetime import datetime, timezone
 
 from adapters.base import Outgoing
-from adapters.local import LocalForum
 from forumbot import store
 from forumbot.rules import make_config, start
-from tests.fakes.table import LocalPeople, Table
 
 AT = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)
 
@@ -49,9 +47,8 @@ def test_cursor_round_trip(any_db):
     assert store.get_cursor("local") == {}
 
 
-def test_a_whole_game_on_this_store(any_db, clock):
-    forum = LocalForum(":memory:", clock=clock)
-    t = Table(forum, LocalPeople(forum), clock).start()
+def test_a_whole_game_on_this_store(any_db, bot, clock):
+    t = bot("local").table()
     for _ in range(3):
         t.mission()
     e = t.export()

@@ -52,7 +52,7 @@ class _Report:
 
 
 def run(tmp_path, kill_at: int | None):
-    from tests.conftest import Clock
+    from tests.fakes.clock import Clock
     from tests.fakes.reddit import FakeReddit
 
     clock = Clock()

@@ -60,7 +60,7 @@ from adapters.local import LocalForum
 from forumbot import db_trouble, store
 from forumbot.rules import deadlines
 from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock
+from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, outcome, play, settle
 from tests.fakes.table import NAMES, LocalPeople, Table, config_text
 

@@ -4,12 +4,10 @@ complete game per preset. The game comes out the same, no post is duplicated, an
 is lost."""
 from collections import Counter
 
-import praw
 import pytest
 
-from forumbot.shell.moderator import Moderator
+from tests.fakes.bots import NO_WAITS, make_bot
 from tests.fakes.driver import GAMES, markers, outcome, play
-from tests.fakes.table import NAMES, RedditPeople, Table
 
 
 @pytest.fixture
@@ -20,17 +18,11 @@ def no_prawcore_sleep(monkeypatch):
 
 
 def run(preset: str, fault_rate: float, clock_cls, seed: int = 3):
-    from adapters.reddit import RedditForum
-    from tests.fakes.reddit import FakeReddit
-
-    clock = clock_cls()
-    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
+    b = make_bot("reddit", clock_cls(), forum_kw=NO_WAITS)
+    fake = b.fake
     try:
-        forum = RedditForum(praw.Reddit(**fake.praw_kwargs()), backoff=0, max_wait=0)
         n, extra = GAMES[preset]
-        t = Table(forum, RedditPeople(fake), clock, players=NAMES[:n],
-                  make_moderator=lambda: Moderator(forum, clock=clock))
-        t.start(preset=preset, extra=extra)
+        t = b.table(n, preset=preset, extra=extra)
         fake.fault_rate = fault_rate
         fake.fault_rng.seed(seed)
         play(t, seed)
@@ -45,7 +37,7 @@ def run(preset: str, fault_rate: float, clock_cls, seed: int = 3):
                                     for p in GAMES])  # the other presets: `make test-long`
 def test_a_fifth_of_requests_fail_and_the_game_is_the_same(preset, db, no_prawcore_sleep):
     from forumbot import store
-    from tests.conftest import Clock
+    from tests.fakes.clock import Clock
 
     calm, calm_texts, _ = run(preset, 0.0, Clock)
     store.close()

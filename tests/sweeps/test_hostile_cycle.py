@@ -35,8 +35,10 @@ from forumbot.config_sections import _BUILT_IN
 from forumbot.config_values import word_key
 from forumbot.gameconfig import parse_config
 from forumbot.parsing import parse_command
-from tests.conftest import Clock, _reset
-from tests.fakes.table import LocalPeople, Table, config_text
+from tests.conftest import _reset
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
+from tests.fakes.table import Table, config_text
 from tests.fuzz.hostile import (
     HOST,
     OWN_WORDS_CONFIG,
@@ -135,8 +137,8 @@ class Hostile:
     def __init__(self, names: list[str], preset: str, tmp: str, extra: str = ""):
         _reset(f"sqlite:///{tmp}/bot.db")
         self.clock = Clock()
-        self.forum = LocalForum(":memory:", clock=self.clock)
-        self.t = Table(self.forum, LocalPeople(self.forum), self.clock, players=names)
+        self.t = make_bot("local", self.clock).table(names, start=False)
+        self.forum = self.t.forum
         # The names quoted: unquoted, YAML reads `null`, `yes` or `012` as no string (D4, below).
         quoted = ", ".join(f"'{n}'" for n in names)
         self.forum.send_pm(HOST, self.forum.bot_name, "new game",

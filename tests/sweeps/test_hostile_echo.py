@@ -20,7 +20,7 @@ from forumbot.render import render_refusal
 from forumbot.render import replies as words
 from forumbot.render.markup import NAME_LIMIT, BBCode, Markdown, heard, shown_as_text
 from forumbot.rules.commands import SAID_CLOSE, SAID_OPEN, Refusal
-from tests.fakes.table import NAMES, LocalPeople, Table
+from tests.fakes.table import NAMES
 
 # --- the oracle ---------------------------------------------------------------------------
 
@@ -268,12 +268,9 @@ def test_hostile_echo_refusals_show_player_text_as_text(forum, request):
 
 
 @pytest.fixture
-def local_table(db, clock):
-    from adapters.local import LocalForum
-
+def local_table(db, bot):
     def make(players=NAMES[:5], **kw):
-        forum = LocalForum(":memory:", clock=clock)
-        return Table(forum, LocalPeople(forum), clock, players=players).start(**kw)
+        return bot("local").table(players, **kw)
     return make
 
 

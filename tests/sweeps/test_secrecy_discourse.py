@@ -10,13 +10,10 @@ import re
 
 import pytest
 
-from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
-from forumbot.shell.moderator import Moderator
-from tests.conftest import Clock
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
 from tests.fakes.discourse import FakeDiscourse
 from tests.fakes.driver import GAMES, play, reset_store
-from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable
-from tests.fakes.table import discourse_forum as make_forum
 from tests.support.secrecy import TABLES, expected_names, pm_leaks, public_leaks
 
 
@@ -41,18 +38,13 @@ class ForumView:
 
 def discourse_game(preset: str, n: int, seed: int):
     """A whole game on a fresh fake Discourse: (its export, the view, the fake)."""
-    clock = Clock()
-    fake = FakeDiscourse(clock=lambda: clock().timestamp()).start()
-    fake.site.update(RECOMMENDED_SITE_SETTINGS)
+    b = make_bot("discourse", Clock())
     try:
-        forum = make_forum(fake, monotonic=lambda: clock().timestamp())
-        t = DiscourseTable(forum, DiscoursePeople(fake), clock, players=NAMES[:n],
-                           make_moderator=lambda: Moderator(forum, clock=clock))
-        t.start(preset=preset, extra=GAMES[preset][1], seed=seed)  # every card and role in play
+        t = b.table(n, preset=preset, extra=GAMES[preset][1], seed=seed)  # every card and role in play
         play(t, seed)
-        return t.export(), ForumView(fake, t.game.thread), fake
+        return t.export(), ForumView(b.fake, t.game.thread), b.fake
     finally:
-        fake.stop()
+        b.stop()
 
 
 def check(preset: str, n: int, seed: int) -> None:
