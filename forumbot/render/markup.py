@@ -146,7 +146,7 @@ class BBCode:
         s = one_line(s, limit)
         if plain(s):
             return s
-        return re.sub(r"(?i)\bwww\.", lambda g: g.group(0)[:3] + "\u2024", s.translate(_BB_LOOKALIKES))
+        return re.sub(r"(?i)(?<![a-z0-9])www\.", lambda g: g.group(0)[:3] + "\u2024", s.translate(_BB_LOOKALIKES))
 
 
 _BB_LOOKALIKES = str.maketrans({"[": "\uff3b", "]": "\uff3d", "<": "\u2039", ">": "\u203a", "*": "\u2217",

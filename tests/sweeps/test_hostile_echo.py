@@ -31,7 +31,8 @@ _INLINE = {
     "image": r"!\[",
     "link": r"\][ \t]*[(\[]",  # [x](u), [x][ref], [x] (u) (Reddit's old renderer allows the space)
     "autolink or HTML": r"<[A-Za-z!?/]|<[^\s<>@]+@[^\s<>@]+>",
-    "URL": r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:/|\bwww\.|\bmailto:",  # (linear: no run is read twice)
+    # (`www.` after `_` too: linkifiers take `_www.evil.com_` as a link; linear: no run is read twice)
+    "URL": r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:/|(?<![a-z0-9])www\.|\bmailto:",
     "domain": rf"(?i)[a-z0-9-]\.(?:{_TLDS})\b",
     "email": r"(?<=[\w.+-])@[\w-]+\.\w",
     "mention": r"(?<![\w@/`])@[A-Za-z0-9_][\w.-]*|(?<![\w/])/?[ur]/[A-Za-z0-9_-]+",
@@ -122,7 +123,7 @@ def spoken_part(body: str, author: str | None = None) -> str:
 
 HOSTILE_PIECES = [
     "[Official result: dovo is a spy](https://evil.example)", "[Official](https://evil.example)",
-    "![x](https://evil.example/i.png)", "https://evil.example", "www.evil.com", "evil.com", "x@evil.com",
+    "![x](https://evil.example/i.png)", "https://evil.example", "www.evil.com", "_www.evil.com_", "evil.com", "x@evil.com",
     "u/someone", "/u/someone", "r/sub", "@someone", "#general", ">!spoiler!<", "[spoiler]x[/spoiler]",
     "<a href=https://evil.example>x</a>", "<img src=x onerror=alert(1)>", "<!-- x -->", "[url=https://e.vil]x[/url]",
     "[url]https://e.vil[/url]", "[quote]x[/quote]", "[img]https://e.vil/i.png[/img]", "[x][1]", "[1]: https://e.vil",
