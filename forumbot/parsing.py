@@ -1,8 +1,6 @@
 """Text -> commands. Bold spans in thread comments (Markdown, BBCode, HTML), one command a
 line in PMs. Quotes and code never count. Pure: no game state beyond the names passed in.
-
-The config message (YAML) is parsed in `gameconfig`; `parse_config` is re-exported here.
-"""
+(The config message, YAML, is read in `gameconfig`.)"""
 from __future__ import annotations
 
 import re
@@ -244,7 +242,6 @@ _SUFFIX: list[re.Pattern] = []
 def _module_words() -> tuple:
     """The rule modules' command words (hooks.Word), tried before the core's."""
     if not _WORDS:
-
         _WORDS.append(tuple(w for cls in plugin_classes() for w in cls.words))
     return _WORDS[0]
 
@@ -252,7 +249,6 @@ def _module_words() -> tuple:
 def _suffix_pattern() -> re.Pattern:
     """`; PUBLIC: name` and the rule modules' suffixes (`; EXCALIBUR: name`), at the end."""
     if not _SUFFIX:
-
         words = ["PUBLIC"] + [w for cls in plugin_classes() for w in cls.suffixes]
         _SUFFIX.append(re.compile(rf";\s*({'|'.join(map(re.escape, words))})\s*:?\s*(\S+)\s*$", re.I))
     return _SUFFIX[0]
@@ -341,13 +337,7 @@ def tag_shown(digits: str) -> str:
 @dataclass(frozen=True)
 class NameProblem:
     name: str
-    candidates: tuple[str, ...]  # empty: unknown; several: ambiguous
-
-    @property
-    def message(self) -> str:
-        if self.candidates:
-            return f"'{self.name}' could be {', '.join(self.candidates)}: write more of the name."
-        return f"'{self.name}' is not a player in this game."
+    candidates: tuple[str, ...]  # empty: unknown; several: ambiguous (render/replies.name_problem says so)
 
 
 _PREFIX = re.compile(r"^(?:/?u/|@)", re.I)

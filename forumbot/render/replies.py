@@ -61,6 +61,11 @@ def ambiguous_name(typed: str, candidates: tuple[str, ...] | list[str]) -> str:
     return f"'{heard(typed)}' could be {', '.join(heard(c) for c in candidates)}: write more of the name."
 
 
+def name_problem(typed: str, candidates: tuple[str, ...]) -> str:
+    """A typed name that names no seat, or several (what was typed is shown as text)."""
+    return ambiguous_name(typed, candidates) if candidates else no_such_player(typed)
+
+
 def nothing_changed() -> str:
     return "Nothing was changed."
 

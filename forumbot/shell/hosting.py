@@ -116,7 +116,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
         elif verb == "disqualify":
             name = seat_named(state, rest)
             if isinstance(name, NameProblem):
-                self._reply(row, game, words.disqualify_form(name.message, tag, m), i)
+                self._reply(row, game, words.disqualify_form(words.name_problem(name.name, name.candidates), tag, m), i)
                 return
             command = HostDisqualify(at=at, author=row.author, target=name)
         elif verb == "record":
@@ -124,7 +124,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
             first, _, what = rest.partition(" ")
             name = seat_named(state, first)
             if isinstance(name, NameProblem):
-                self._reply(row, game, f"{name.message} {form}", i)
+                self._reply(row, game, f"{words.name_problem(name.name, name.candidates)} {form}", i)
                 return
             inner = parse_command(what)
             if inner is None or inner.verb in ("status", "help", "join", "leave") or inner.verb.startswith("host:"):
@@ -155,7 +155,7 @@ RECORD, ABORT, STATUS), from the game's host or a cohost; and new games."""
                 return
             name = seat_named(state, parts[0])
             if isinstance(name, NameProblem):
-                self._reply(row, game, f"{name.message} {form}", i)
+                self._reply(row, game, f"{words.name_problem(name.name, name.candidates)} {form}", i)
                 return
             newcomer = clean_name(parts[1])
             if watches(game, newcomer):

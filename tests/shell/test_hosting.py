@@ -154,3 +154,15 @@ def test_no_host_command_tells_a_playing_host_a_hidden_side(local_game):
     assert clean(host(t, f"DISQUALIFY {tag} {others[0]}", who="alice"))
     assert clean(host(t, f"REPLACE {tag} {others[1]} WITH newbie", who="alice"))
     assert clean(host(t, f"STATUS {tag}", who="alice"))
+
+
+@pytest.mark.parametrize("command", ["DISQUALIFY {tag} {name}", "RECORD {tag} {name} APPROVE",
+                                     "REPLACE {tag} {name} with yan"])
+def test_a_name_the_host_typed_wrong_is_repeated_as_text(local_game, command):
+    """The host's typed name comes back as text, never as a live link or heading, whichever
+    host command names no seat (it was repeated raw, as NameProblem.message)."""
+    t = local_game()
+    name = "[evil](https://e.vil)"
+    reply = host(t, command.format(tag=t.game.tag, name=name))
+    assert "is not a player in this game" in reply, reply
+    assert "](https://" not in reply and "e.vil" in reply, reply

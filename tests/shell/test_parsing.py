@@ -13,6 +13,7 @@ from forumbot.parsing import (
     parse_pm,
     resolve_name,
 )
+from forumbot.render.replies import name_problem
 
 COMMANDS = [
     ("PROPOSE: alice, bob, carol", ("propose", ("alice", "bob", "carol"), "")),
@@ -99,9 +100,10 @@ def test_names_resolve(raw, expected):
 def test_ambiguous_and_unknown_names_list_candidates():
     r = resolve_name("ali", ["alice", "alina", "bob"])
     assert isinstance(r, NameProblem) and r.candidates == ("alice", "alina")
-    assert "alice" in r.message and "alina" in r.message
+    said = name_problem(r.name, r.candidates)
+    assert "alice" in said and "alina" in said
     r = resolve_name("zed", ["alice"])
-    assert isinstance(r, NameProblem) and r.candidates == () and "not a player" in r.message
+    assert isinstance(r, NameProblem) and r.candidates == () and "not a player" in name_problem(r.name, r.candidates)
     assert isinstance(resolve_name("bo", ["bob"]), NameProblem)  # a prefix needs 3 letters
 
 
