@@ -112,3 +112,20 @@ def test_a_subject_whose_tag_leaves_no_room_is_cut_in_bounded_time(subject):
     assert time.process_time() - started < 0.5
     assert 0 < size(out.subject) <= 8 and 0 < size(out.title) <= 20
     assert out.subject.endswith("\u2026") or out.subject.endswith(")") or out.subject.endswith("]")
+
+
+@pytest.mark.parametrize("markup, opening, closing", [("markdown", "```", "\n```"), ("bbcode", "[code]", "[/code]")])
+def test_a_body_cut_inside_a_code_block_closes_it_in_the_forums_markup(markup, opening, closing):
+    """The cut line after a cut code block is not shown as code: the block is closed first,
+    as the forum's markup closes one (a Markdown fence; BBCode's [/code])."""
+    from forumbot.render.markup import markup_for
+
+    m = markup_for(markup)
+    body = "intro\n" + opening + "\n" + "x = 1\n" * 400
+    out = fit(Outgoing(key="k", kind="pm", body=body), Traits(max_body=1000), m)
+    kept, line = out.body.rsplit("\n\n", 1)
+    assert CUT.search(line) and kept.endswith(closing), kept[-40:]
+    assert size(out.body) <= 1000 - MARK_ROOM
+    whole = "intro\n" + opening + "\nx = 1\n" + ("[/code]" if markup == "bbcode" else "```") + "\n" + "talk\n" * 400
+    kept = fit(Outgoing(key="k", kind="pm", body=whole), Traits(max_body=1000), m).body.rsplit("\n\n", 1)[0]
+    assert not kept.endswith(closing)  # a block closed before the cut is left as it is

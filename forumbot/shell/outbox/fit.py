@@ -14,12 +14,11 @@ from dataclasses import replace
 from adapters.base import Outgoing, Traits
 
 from ...render.markup import Markup
-from ...render.outbox_cut import cut_line, cut_title
+from ...render.outbox_cut import closed, cut_line, cut_title
 
 MARK_ROOM = 100  # characters kept free for what the adapter adds: its marker, a mention's form
 LINE_ROOM = 80  # the cut line and a closing code fence
 _TAG = re.compile(r"\s*[(\[]G\d+[)\]]\s*$")  # a game tag at a title's end, which it keeps
-_FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 
 
 def size(text: str) -> int:
@@ -46,8 +45,7 @@ def fit_body(body: str, room: int, markup: Markup) -> str:
         keep = keep[:line]
     keep = keep.rstrip()
     more = len(body) - len(keep)
-    if len(_FENCE.findall(keep)) % 2:  # the cut fell inside a code block: close it
-        keep += "\n```"
+    keep = closed(keep, markup)  # (the cut fell inside a code block: it is closed again)
     return f"{keep}\n\n{cut_line(more, markup)}"
 
 
