@@ -2,9 +2,8 @@
 "The command line"). Every error a user can cause is one line on stderr and a non-zero
 exit, never a traceback:
 
-- 0: done; 1: the thing checked is bad (a config, a doctor check, a forum that cannot be
-  read, no such game); 2: the settings, the database or a file cannot be used; 3: another
-  bot holds the database.
+- EXIT_CODES below (docs/reference.md, "Exit codes"): 0 done; 1 the work failed; 2 the
+  command or a file it was given is unusable; 3 another bot holds the database.
 
 What only some commands need (the database libraries, the cycle, YAML, the archive page) is
 imported inside the command, when it runs: every other command starts without it."""
@@ -24,6 +23,10 @@ from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
 from .problems import database_problem, one_line, read_text, short_error
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
+EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database failed, a check "
+              "found a problem: doctor, check-config, no such game or thread); 2 the command or a "
+              "file it was given is unusable (usage, a missing or unwritable file, a bad setting "
+              "or option); 3 another bot holds the database.")
 
 
 def version() -> str:
@@ -38,8 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
         epilog="Start with `forumbot demo`; the README has a game on the local forum, and "
-               "docs/operating.md how to deploy on a server.")
+               "docs/operating.md how to deploy on a server. " + EXIT_CODES)
     ap.add_argument("--version", action="version", version=f"forumbot {version()}")
+    # --settings before the command too (`forumbot --settings FILE doctor`); the commands'
+    # own --settings leave it alone unless given (SUPPRESS), and win when both are
+    ap.add_argument("--settings", metavar="FILE", default=None, help=SETTINGS_HELP)
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND",
                             help="what to do (each has --help)")
 
@@ -48,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
                                      "deadlines. SIGTERM finishes the cycle under way, then stops.")
     run.add_argument("--once", action="store_true",
                      help="one full cycle, then exit (non-zero if the forum could not be read)")
-    run.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+    run.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS, help=SETTINGS_HELP)
 
     demo = sub.add_parser("demo", help="a whole game with simulated players on the local forum",
                           description="A whole game with simulated players on the built-in local "
@@ -71,25 +77,26 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("game", help="the game tag, like G12")
     exp.add_argument("--html", metavar="FILE",
                      help="instead, a one-page HTML archive of the game for its players (- for stdout)")
-    exp.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+    exp.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS, help=SETTINGS_HELP)
 
     chk = sub.add_parser("check-config", help="validate a config message without starting a game")
     chk.add_argument("file", help="the config (YAML, as a host would PM it)")
-    chk.add_argument("--settings", metavar="FILE",
+    chk.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS,
                      help="the bot's settings: its account may not be named in the config")
 
     doc = sub.add_parser("doctor", help="check the settings against the real forum before a first run",
                          description="Check the settings before a first run: the login, each "
                                      "place for new threads (a subreddit, a category), private messages, "
                                      "the database and its lock. One line per check; non-zero if any fails.")
-    doc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP)
+    doc.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS, help=SETTINGS_HELP)
 
     loc = sub.add_parser("local", help="act as a person on the embedded local forum",
                          description="Act as a person on the embedded local forum, so that people "
                                      "can play a real game there without an account. Run "
                                      "`forumbot run` beside it, or `forumbot run --once` after "
                                      "each step.")
-    loc.add_argument("--settings", metavar="FILE", help=SETTINGS_HELP + "; [local] path names the forum")
+    loc.add_argument("--settings", metavar="FILE", default=argparse.SUPPRESS,
+                     help=SETTINGS_HELP + "; [local] path names the forum")
     acts = loc.add_subparsers(dest="action", required=True, metavar="ACTION",
                               help="what the person does")
     say = acts.add_parser("say", help="comment in a thread as USER")
@@ -143,10 +150,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _settings_and_store(args, hold=None, must_exist: bool = False):
-    """Load the settings and open the database; None (after saying why) if they are bad or
-    the database cannot be opened. With `hold` (a contextlib.ExitStack), first take the bot
-    lock (one bot per database) and keep it on `hold`; raises botlock.BotLockHeld if another
-    bot has it. With `must_exist`, an SQLite database that is not there yet is not made."""
+    """Load the settings and open the database: (the settings, 0), or (None, the exit code)
+    after saying why: 2 if the settings or the database's file cannot be used, 1 if a
+    database server failed (it is unreachable, it refused the login). With `hold` (a
+    contextlib.ExitStack), first take the bot lock (one bot per database) and keep it on
+    `hold`; raises botlock.BotLockHeld if another bot has it. With `must_exist`, an SQLite
+    database that is not there yet is not made."""
     from .. import store  # (imported when the command runs)
     from ..botlock import BotLockHeld, acquire  # (imported when the command runs)
     from ..settings import SettingsError, load_settings  # (imported when the command runs)
@@ -155,13 +164,13 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
         settings = load_settings(args.settings)
     except SettingsError as e:
         print(f"settings: {e}", file=sys.stderr)
-        return None
+        return None, 2
     configure_logging(settings.log_level, settings.log_format)
     url = settings.database_url
     problem = database_problem(url, must_exist)
     if problem:
         print(f"database: {problem}", file=sys.stderr)
-        return None
+        return None, 2
     try:
         if hold is not None:
             hold.lock = hold.enter_context(acquire(url))  # (for run's Keeper)
@@ -174,8 +183,8 @@ def _settings_and_store(args, hold=None, must_exist: bool = False):
                 and "Is the server running" not in why):
             why += " (is PostgreSQL running there, and is [database] url right?)"
         print(f"database: {why}", file=sys.stderr)
-        return None
-    return settings
+        return None, 1 if url.lower().startswith(("postgres", "psycopg")) else 2
+    return settings, 0
 
 
 # --- the commands -----------------------------------------------------------------------------
@@ -194,12 +203,12 @@ def _run(args) -> int:
         return 2
     with ExitStack() as hold:  # the bot lock, held until the bot is done
         try:
-            settings = _settings_and_store(args, hold=hold)
+            settings, code = _settings_and_store(args, hold=hold)
         except BotLockHeld as e:
             print(f"run: {e}", file=sys.stderr)
             return 3
         if settings is None:
-            return 2
+            return code
         try:
             forum = make_forum(settings)
         except SettingsError as e:
@@ -243,9 +252,11 @@ def _demo(args) -> int:
         return 2
     configure_logging("warning")
     result = run_demo(args.preset, players, args.seed, modules=tuple(args.modules))
-    if args.html and not result.get("problems"):
-        if write_archive(args.html):
-            return 1
+    if result.get("problems"):  # a --with MODULE the preset does not have: the command's fault
+        return 2
+    if args.html:
+        if write_archive(args.html):  # (it cannot write FILE)
+            return 2
         if args.html != "-":
             print(f"The game's archive page: {args.html}")
     return 0 if result["winner"] else 1
@@ -256,8 +267,9 @@ def _export(args) -> int:
     from ..archive.export import export_game  # (imported when the command runs)
     from ..parsing import game_number  # (imported when the command runs)
 
-    if _settings_and_store(args, must_exist=True) is None:
-        return 2
+    settings, code = _settings_and_store(args, must_exist=True)
+    if settings is None:
+        return code
     tag = args.game.strip().upper().removeprefix("G")
     game = store.Game.get_or_none(store.Game._meta.primary_key == game_number(tag)) if tag.isdigit() else None
     if game is None:
@@ -266,7 +278,7 @@ def _export(args) -> int:
     if args.html:
         from ..archive.page import export_html_command  # (imported when the command runs)
 
-        return export_html_command(game, args.html)
+        return 2 if export_html_command(game, args.html) else 0  # (it cannot write FILE)
     json.dump(export_game(game), sys.stdout, indent=2, ensure_ascii=False)
     print()
     sys.stdout.flush()

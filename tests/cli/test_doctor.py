@@ -30,6 +30,11 @@ def no_sleep(monkeypatch):
 
 def settings(tmp_path, url: str, auth: str = "password = pw", sub: str = "games",
              username: str = "forumbot", db: str | None = None) -> str:
+    """Settings for the fake Reddit; without `db`, the database of a bot that has run here
+    (doctor only reads: it says that a missing one is made by `run --once`)."""
+    if db is None:
+        store.connect(f"sqlite:///{tmp_path}/bot.db")
+        store.close()
     path = tmp_path / "settings.ini"
     path.write_text(
         "[bot]\nforum = reddit\n"
@@ -172,6 +177,7 @@ def test_a_database_that_does_not_open(fake_reddit, tmp_path, capsys):
 def test_the_local_forum_needs_no_account(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("FORUMBOT_SETTINGS", raising=False)
+    assert main(["run", "--once"]) == 0  # (it makes the database and the forum)
     code, lines = doctor(capsys, None)
     assert code == 0 and lines["local forum"].startswith("ok ")
 

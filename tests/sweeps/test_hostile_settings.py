@@ -259,7 +259,7 @@ def test_hostile_settings_doctor_never_breaks(offline, text, capsys):
     shown = out.out + out.err
     assert "Traceback" not in shown and "a check stopped" not in shown, shown
     assert CORE not in shown, shown
-    assert code in (0, 1) and took < DOCTOR_SECONDS, (code, took)
+    assert code in (0, 1, 2) and took < DOCTOR_SECONDS, (code, took)  # 2: settings it cannot read
 
 
 @pytest.mark.long
