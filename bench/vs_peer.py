@@ -125,7 +125,8 @@ def _spread(xs: list[float], fmt: str) -> str:
 def print_compare(result: dict, rounds: int, games: int) -> None:
     print(f"5-player base games, random players, {rounds} interleaved rounds of {games} games a side, CPU time")
     for name in ("ours", "peer"):
-        print(f"  {name}: {_spread(result['rates'][name], '.0f')} games per CPU second  (median (lowest-highest round))")
+        rate = _spread(result["rates"][name], ".0f")
+        print(f"  {name}: {rate} games per CPU second  (median (lowest-highest round))")
     print(f"  ours / peer: {_spread(result['ratios'], '.2f')}  (median (lowest-highest round))")
 
 
@@ -165,7 +166,8 @@ def callgrind(path: str, games: int) -> None:
         per[side] = (instructions(side, games, path) - boot[side]) / games
     print(f"5-player base games, random players, under valgrind --tool=callgrind, {games} games a side")
     for side in ("ours", "peer"):
-        print(f"  {side}: {per[side] / 1e6:.2f} M instructions per game (start-up {boot[side] / 1e6:.0f} M, subtracted)")
+        print(f"  {side}: {per[side] / 1e6:.2f} M instructions per game "
+              f"(start-up {boot[side] / 1e6:.0f} M, subtracted)")
     print(f"  ours / peer: {per['ours'] / per['peer']:.2f} of the peer's instructions per game")
 
 
