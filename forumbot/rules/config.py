@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .presets import PRESETS, Deadlines, Missed, Preset
@@ -54,8 +55,10 @@ class GameConfig:
         """Players sign up in the thread; `players` is empty until the game starts."""
         return not self.players
 
-    @property
+    @cached_property
     def rules(self) -> Preset:
+        """The preset's rules (looked up once per config: the engine asks on most commands;
+        cached_property writes the instance's dict, which a frozen dataclass allows)."""
         return PRESETS[self.preset]
 
     def to_json(self) -> dict:

@@ -20,7 +20,7 @@ time), and `tx.emit("excalibur_used", ...)` does the same by name.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any, Callable, ClassVar, TypeVar, dataclass_transform
 
@@ -101,9 +101,43 @@ def event(name: str) -> Callable[[type[_T]], type[_T]]:
         made.type = name
         made.FORM = tuple((f.name, bool(f.metadata.get("omit")), f.default)
                           for f in fields(made) if f.name != "at")
+        _quick_init(made)
         TYPES[name] = made
         return made
     return register
+
+
+_NOARG: Any = object()  # a default_factory field's argument, not given
+
+
+def _quick_init(cls: Any) -> None:
+    """Give an event class an __init__ that sets each slot through its own descriptor (the
+    generated one calls object.__setattr__ per field, which looks the name up again: the
+    engine builds one or more events per command). Same keyword fields, defaults and
+    default factories; the class stays frozen (its __setattr__ still refuses)."""
+    if "__post_init__" in vars(cls) or any(not f.init for f in fields(cls)):
+        return  # (keep the generated one)
+    params, lines, names = [], [], {"_NOARG": _NOARG}
+    for f in fields(cls):
+        slot = next(k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__)
+        names[f"_set_{f.name}"] = slot.__set__
+        if f.default_factory is not MISSING:
+            names[f"_make_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_NOARG")
+            lines.append(f"    _set_{f.name}(self, _make_{f.name}() if {f.name} is _NOARG else {f.name})")
+        else:
+            if f.default is not MISSING:
+                names[f"_default_{f.name}"] = f.default
+                params.append(f"{f.name}=_default_{f.name}")
+            else:
+                params.append(f.name)
+            lines.append(f"    _set_{f.name}(self, {f.name})")
+    source = f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(lines) + "\n"
+    namespace: dict = {}
+    exec(source, names, namespace)  # noqa: S102  (code made here, from the class's own fields)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
 
 
 def make(type_: str | type[Event], at: datetime, data: dict) -> Event:

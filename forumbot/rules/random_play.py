@@ -94,7 +94,8 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         voters = [n for n in active if n not in votes and n not in barred] or active  # s.waiting_for()
         if proxied:
             voters = [n for n in voters if n not in proxied] or active
-        voter = rng.choice(voters)
+        below = rng._randbelow  # type: ignore[attr-defined]  # (rng.choice's draw, without its calls)
+        voter = voters[below(len(voters))]
         opinion = "plot" in extra and voter in extra["plot"].opinion
         pm_missions = rules.pm_vote_missions
         pm_only = config.team_votes == "pm" or s.mission in pm_missions
@@ -103,7 +104,7 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
         else:
             via = "pm" if pm_only or rng.random() < 0.5 else "thread"
         critical = rules.critical_votes and voter not in s.critical_spent and rng.random() < 0.1
-        return TeamVote(at, voter, rng.choice(_VOTES), via, critical)
+        return TeamVote(at, voter, _VOTES[below(3)], via, critical)
     if s.phase == "assassination":
         assassin = s.actors[0]
         known = known_to(s, assassin)
@@ -184,10 +185,11 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
     events = list(events)
     at = start_at
     refusals = 0
+    below = rng._randbelow  # type: ignore[attr-defined]  # (what randint and choice draw with)
     for _ in range(max_steps):
         if state.phase in _OVER:
             break
-        at += _MINUTES[rng.randint(1, 90)]
+        at += _MINUTES[1 + below(90)]  # (rng.randint(1, 90): the same draw)
         cmd = (host_move(state, at) if state.phase in _HOST_PHASES else None) or random_command(state, rng, at)
         result = advance(state, cmd)
         if result.__class__ is Refusal:
