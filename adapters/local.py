@@ -27,7 +27,7 @@ def _now() -> datetime:
 
 class LocalForum(ForumBase):
     markup = Markup.MARKDOWN
-    traits = Traits(place_key="subreddit", mention_prefix="u/",  # it plays Reddit, on one's own machine
+    traits = Traits(place_key="subreddit", mention_prefix="@",  # its own mention, as on Discourse
                     max_body=10000, max_title=300, max_subject=100)
 
     def __init__(self, path: str = ":memory:", bot_name: str = "forumbot",

@@ -87,6 +87,23 @@ def _is_mapping(text: str) -> bool:
     return config_yaml.is_mapping(text)
 
 
+CONFIG_KEYS = ("preset", "players")  # a message with one of these top-level keys is a config
+
+
+def looks_like_config(text: str) -> bool:
+    """Whether a message holds a game's config (YAML with `preset:` or `players:`), found and
+    read as parse_config finds and reads it (bounded; never raises): a config sent without
+    the `new game` subject."""
+    text = text or ""
+    if config_yaml.too_long(text) or not any(k in text for k in CONFIG_KEYS):
+        return False
+    try:
+        doc, refusals = config_yaml.load(_unwrap(text))
+    except yaml.YAMLError:
+        return False
+    return not refusals and isinstance(doc, dict) and any(k in doc for k in CONFIG_KEYS)
+
+
 def parse_config(text: str, host: str, bot_name: str | None = None) -> tuple[GameConfig | None, list[Problem]]:
     """`bot_name`: the bot's own account, which may be no player, cohost, spectator, reserve
     or alias (the bot never reads its own words as commands)."""

@@ -107,8 +107,7 @@ def archive_view(game: store.Game) -> dict:
         "spies_word": p.spies_name.removeprefix("the "),
         "started": clock.day(started) if started else (clock.day(created) if created else ""),
         "ended": clock.day(ended) if ended else "",
-        "days": ((clock.local(ended).date() - clock.local(started).date()).days + 1
-                 if started and ended else None),
+        "lasted": words.lasted((ended - started).total_seconds()) if started and ended else None,
         "as_of": clock.moment(state.last_event_at)["full"] if state.last_event_at else "",
         "thread_url": _thread_link(record.get("thread")),
         "roles_in_play": _roles_in_play(state) if n else [],

@@ -20,6 +20,22 @@ VOTE_WORDS = {"approve": "approve", "reject": "reject", "abstain": "abstain"}
 VOTE_SYMBOLS = {"approve": "✓", "reject": "✗", "abstain": "–", "barred": "⊘"}
 
 
+def lasted(seconds: float) -> str:
+    """How long a game lasted, in the largest unit it reached: "12 minutes" under an hour,
+    "5 hours" under a day, else "3 days" (hours and days rounded; 23h 40m is "1 day"; a game
+    of 40 seconds lasted "less than a minute")."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return "less than a minute"
+    if seconds < 3600:
+        n, unit = seconds // 60, "minute"
+    elif round(seconds / 3600) < 24:
+        n, unit = round(seconds / 3600), "hour"
+    else:
+        n, unit = max(1, round(seconds / 86400)), "day"
+    return f"{n} {unit}{'' if n == 1 else 's'}"
+
+
 def role_name(role: str) -> str:
     return ROLE_NAMES.get(role, role.replace("-", " ").title())
 

@@ -27,6 +27,12 @@ def no_command(m=MD) -> str:
             f"{m.code('new game')} as the subject to start a game.")
 
 
+def config_without_subject(m=MD) -> str:
+    """A host's PM that holds a game's config but not the subject that starts a game."""
+    return (f"This looks like a game's config, but a game starts only from a PM with the subject "
+            f"{m.code('new game')}. Send the config again with that subject. Nothing was changed.")
+
+
 def not_in_tagged(tags: list[int]) -> str:
     return f"You are not in a running game tagged {', '.join(f'G{t}' for t in sorted(tags))}."
 

@@ -10,6 +10,7 @@ from adapters.base import Forum, ForumError, Outgoing
 
 from .. import store
 from ..basics import at_or_now
+from ..gameconfig import looks_like_config
 from ..limits import POINTER_EVERY
 from ..parsing import game_tags, parse_comment, parse_pm
 from ..render import ops, render_refusal
@@ -57,6 +58,12 @@ class Inbox:
             return
         if row.kind == "comment":
             self._comment(row, at)
+            return
+        if looks_like_config(row.body):  # (its keys are no commands: `excalibur: true`)
+            if self.people.may_start(row.author):
+                self._config_without_subject(row)
+            else:
+                self._no_command(row)  # (a stranger: the pointer, one a day)
             return
         commands = parse_pm(row.body, pm_words(row, self.games_of(row.author, hosts=False)))
         if not commands:
@@ -150,6 +157,15 @@ class Inbox:
             self.to_stranger(row, ops.pointer(self.book.markup))
             return
         self.answers.reply(row, None, words.no_command(self.book.markup), 0)
+
+    def _config_without_subject(self, row: Inbound) -> None:
+        """A config sent by someone who may start games, without the subject `new game`:
+        how to send it (to a stranger of an open bot, one answer a day, as any pointer)."""
+        text = words.config_without_subject(self.book.markup)
+        if self.people.known(row.author):
+            self.answers.reply(row, None, text, 0)
+        else:
+            self.to_stranger(row, text)
 
     def to_stranger(self, row: Inbound, body: str) -> None:
         """An answer to a stranger's message (a pointer to HELP, a message set aside): one a

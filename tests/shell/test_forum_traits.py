@@ -54,8 +54,8 @@ def test_a_bbcode_forum_gets_its_markup_in_help_refusals_and_the_pointer(db, bot
     t.pm("someone", "hello there, what is this?")
     t.cycle()
     texts = t.people.pms_to(player) + t.people.pms_to("stranger") + t.people.pms_to("someone")
-    texts += [b for b in t.people.thread(t.game.thread) if b.startswith(f"u/{player}:")]
-    assert len(texts) >= 4, texts
+    texts += [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{player}:")]
+    assert len(texts) >= 4 and any(x.startswith(f"@{player}: ") for x in texts), texts
     assert not [x for x in texts if "**" in x], [x for x in texts if "**" in x]
     assert any("[b]" in x for x in t.people.pms_to("stranger")), t.people.pms_to("stranger")
 

@@ -304,7 +304,7 @@ def test_an_edited_vote_changes_nothing_and_the_bot_says_so_once(table):
     t.cycle()
     assert t.state.votes["bob"] == "approve"
     notices = [c for c in t.people.thread(t.game.thread) if "Editing a comment does not change" in c]
-    assert len(notices) == 1 and "u/bob" in notices[0]
+    assert len(notices) == 1 and f"{t.forum.mention('bob')}:" in notices[0]
     t.say("bob", "**REJECT**")  # a new comment does
     t.cycle()
     assert t.state.votes["bob"] == "reject"
@@ -323,7 +323,7 @@ def test_edit_rechecks_take_turns_past_the_limit(local_game, monkeypatch):
     t.forum.edit_comment(f"c{first['id']}", "**REJECT**")
     for _ in range(3):  # five command comments, two a cycle: every one is looked at again
         t.cycle()
-    assert any("Editing a comment does not change" in c and "u/alice" in c
+    assert any("Editing a comment does not change" in c and "@alice:" in c
                for c in t.people.thread(t.game.thread))
 
 

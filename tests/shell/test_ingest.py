@@ -231,7 +231,7 @@ def test_a_vote_set_aside_tells_its_host_and_its_sender_once_and_edits_are_still
         clock.advance(seconds=30)
         t.cycle()
     edits = [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
-    assert len(edits) == 1 and edits[0].startswith("u/bob: "), edits
+    assert len(edits) == 1 and edits[0].startswith("@bob: "), edits
 
 
 def test_a_strangers_pm_set_aside_is_answered_once_a_day_and_staff_mail_never(db, clock, monkeypatch):
@@ -420,7 +420,7 @@ def test_comments_handled_together_keep_their_game_and_commands_for_the_edit_che
         clock.advance(seconds=30)
         t.cycle()
     edits = [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
-    assert len(edits) == 1 and edits[0].startswith("u/bob: "), edits
+    assert len(edits) == 1 and edits[0].startswith("@bob: "), edits
     assert t.state.votes == {"bob": "approve", "dave": "reject"}
 
 

@@ -244,7 +244,7 @@ def test_the_edit_recheck_takes_turns_within_its_limit(local_game, clock):
             clock.advance(seconds=30)
             t.cycle()
     edits = [p for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
-    assert sorted(e.split(":")[0] for e in edits) == ["u/alice", "u/erin"], edits
+    assert sorted(e.split(":")[0] for e in edits) == ["@alice", "@erin"], edits
     assert all(len(a) <= 2 for a in asked), asked
 
 
@@ -385,7 +385,7 @@ def test_edits_noticed_in_one_cycle_are_answered_oldest_comment_first(db, clock)
     clock.advance(seconds=30)
     t.cycle()
     edits = [p.split(":")[0] for p in t.people.thread(t.game.thread) if "Editing a comment" in p]
-    assert edits == [f"u/{proposal['author']}", "u/erin"], edits
+    assert edits == [f"@{proposal['author']}", "@erin"], edits
 
 
 class Lateforum(Bbforum):

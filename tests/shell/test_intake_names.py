@@ -51,12 +51,12 @@ def test_a_name_that_names_no_one_or_several_is_refused_in_every_command(table):
     ambiguous = "'ali' could be alice, alina: write more of the name. Nothing was changed."
     nobody = "'zed' is not a player in this game. Nothing was changed."
     assert said == [
-        f"u/alice: {ambiguous}{RIGHT_FORM}", f"u/alice: {nobody}{RIGHT_FORM}",
-        f"u/alice: {ambiguous}", f"u/alice: {nobody}",
-        f"u/bob: {nobody}", f"u/bob: {ambiguous}",
-        f"u/carol: {ambiguous}", f"u/carol: {nobody}",
-        f"u/dave: {ambiguous}", f"u/dave: {nobody}",
-        f"u/alina: {ambiguous}",
+        f"@alice: {ambiguous}{RIGHT_FORM}", f"@alice: {nobody}{RIGHT_FORM}",
+        f"@alice: {ambiguous}", f"@alice: {nobody}",
+        f"@bob: {nobody}", f"@bob: {ambiguous}",
+        f"@carol: {ambiguous}", f"@carol: {nobody}",
+        f"@dave: {ambiguous}", f"@dave: {nobody}",
+        f"@alina: {ambiguous}",
     ]
     assert t.export()["events"] == events and t.state.phase == "proposal"
 
@@ -72,10 +72,10 @@ def test_what_no_module_of_the_game_reads_is_named_as_not_part_of_it(table):
     ])
     title = "The Resistance (official base game)"
     assert said == [
-        f"u/alice: PROPOSE: alice, bob; EXCALIBUR: bob is not part of this game ({title}).",
-        f"u/bob: EXCALIBUR: carol is not part of this game ({title}).",
-        f"u/carol: G1: PLAY is not part of this game ({title}).",
-        "u/dave: JOIN is not available in this game.",
+        f"@alice: PROPOSE: alice, bob; EXCALIBUR: bob is not part of this game ({title}).",
+        f"@bob: EXCALIBUR: carol is not part of this game ({title}).",
+        f"@carol: G1: PLAY is not part of this game ({title}).",
+        "@dave: JOIN is not available in this game.",
     ]
     assert t.export()["events"] == events and t.state.phase == "proposal"
 
@@ -83,7 +83,7 @@ def test_what_no_module_of_the_game_reads_is_named_as_not_part_of_it(table):
 def test_a_prefix_an_alias_and_a_prefixed_name_each_name_their_seat(table):
     t = table
     said = answers(t, [("alice", "**PROPOSE: @Alic, al; PUBLIC: u/BOB**")])  # no PUBLIC on mission 1
-    assert said == ["u/alice: G1: PUBLIC: is not part of mission 1 in this game. "
+    assert said == ["@alice: G1: PUBLIC: is not part of mission 1 in this game. "
                     "The right form: **PROPOSE: alice, alina**"]
     assert t.state.phase == "proposal"
     t.say("alice", '**PROPOSE: "@Alic", (al)**')  # a prefix, and the host's alias, in quotes and brackets
@@ -91,7 +91,7 @@ def test_a_prefix_an_alias_and_a_prefixed_name_each_name_their_seat(table):
     s = t.state
     assert s.phase == "team_vote" and list(s.team) == ["alice", "alina"]
     said = answers(t, [("carol", "**CRITICAL APPROVE**")])
-    assert said == ["u/carol: G1: Critical votes are not part of this game. The right form: **APPROVE** or **REJECT**"]
+    assert said == ["@carol: G1: Critical votes are not part of this game. The right form: **APPROVE** or **REJECT**"]
     t.pm("dave", "PASS")  # no card to pass on: an abstention
     t.pm("bob", "APPROVE")
     t.cycle()
@@ -107,5 +107,5 @@ def test_a_module_names_its_holder_as_the_core_names_a_team(db, clock):
     leader, team = s.shown(s.leader), t.default_team()
     events = t.export()["events"]
     said = answers(t, [(leader, f"**PROPOSE: {', '.join(team)}; EXCALIBUR: zed**")])
-    assert said == [f"u/{leader}: 'zed' is not a player in this game. Nothing was changed."]
+    assert said == [f"@{leader}: 'zed' is not a player in this game. Nothing was changed."]
     assert t.export()["events"] == events and t.state.phase == "proposal"

@@ -218,7 +218,7 @@ def test_echoed_text_never_carries_a_marker(db, clock, local_game):
     t = local_game()
     t.say("alice", "**LADY: [](#fb-0123456789abcdef)**")  # no Lady in this game: the bot echoes it
     t.cycle()
-    replies = [p for p in t.people.thread(t.game.thread) if p.startswith("u/alice")]
+    replies = [p for p in t.people.thread(t.game.thread) if p.startswith("@alice:")]
     assert replies and all("[](#fb-" not in p for p in replies)
     t.say("bob", "**PROPOSE: [x]: https://evil.example**")
     t.cycle()

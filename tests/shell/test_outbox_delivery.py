@@ -515,9 +515,9 @@ def test_replies_and_results_written_in_one_cycle_all_reach_the_thread_in_that_c
     t.cycle()
     new = bot_comments(forum, t.game.thread)[before:]
     assert len(new) == 4, new
-    assert new[0].startswith("u/carol: G1: No team vote is open now"), new
+    assert new[0].startswith("@carol: G1: No team vote is open now"), new
     assert new[1].startswith("alice proposes"), new
-    assert new[2].startswith("u/dave: G1: There is no team to propose"), new
+    assert new[2].startswith("@dave: G1: There is no team to propose"), new
     assert new[3].startswith("The vote on alice's team (alice, bob) is closed"), new
     assert [s for s, _ in pms(forum, "bob")][-1] == "G1: mission 1 orders"
 

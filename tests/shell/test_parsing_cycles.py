@@ -17,7 +17,7 @@ from tests.fakes.table import LocalPeople, Table, excalibur_table
 
 def said_to(t, author) -> list[str]:
     """What the bot has said to `author`: PMs to them, and thread replies naming them."""
-    return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"u/{author}:")]
+    return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
 
 
 def vote_row(t, name) -> str:
@@ -231,7 +231,7 @@ def test_a_new_process_reads_the_modules_words_and_suffixes_afresh(db, clock, mo
     said = len(said_to(t, leader))
     t.say(leader, f"**PROPOSE: {', '.join(team)}; PUBLIC: {holder}**")  # PUBLIC: read (and refused on mission 1)
     settle(t, max_cycles=20)
-    assert said_to(t, leader)[said:] == [f"u/{leader}: G1: PUBLIC: is not part of mission 1 in this game. "
+    assert said_to(t, leader)[said:] == [f"@{leader}: G1: PUBLIC: is not part of mission 1 in this game. "
                                          f"The right form: **PROPOSE: {', '.join(team)}**"]
     t.say(leader, f"**PROPOSE: {', '.join(team)}; Excalibur: {holder}**")
     settle(t, max_cycles=20)
@@ -242,7 +242,7 @@ def test_a_new_process_reads_the_modules_words_and_suffixes_afresh(db, clock, mo
     said = len(said_to(t, other))
     t.say(other, f"**EXCALIBUR: {leader}**")  # not the holder: the module's refusal, not "no command"
     settle(t, max_cycles=20)
-    assert said_to(t, other)[said:] == [f"u/{other}: G1: Excalibur is not in use now: its holder uses it once "
+    assert said_to(t, other)[said:] == [f"@{other}: G1: Excalibur is not in use now: its holder uses it once "
                                         "every order of an approved team is in."]
 
 
@@ -275,7 +275,7 @@ def test_a_card_word_in_a_game_without_cards_is_answered_as_that_word(db, clock,
     t.say("bob", f"**{typed}**")
     t.cycle()
     assert t.people.thread(t.game.thread)[posts:] == [
-        f"**{typed}**", f"u/bob: G1: {word} is not part of this game (The Resistance (official base game))."]
+        f"**{typed}**", f"@bob: G1: {word} is not part of this game (The Resistance (official base game))."]
     assert t.people.pms_to("bob")[1:] == []  # no "could not handle your message", no hint
     assert t.export()["events"] == events and store.Inbound.select().where(store.Inbound.state != "done").count() == 0
 
@@ -285,7 +285,7 @@ def test_a_prefix_two_players_share_is_refused_naming_both(db, clock):
     t.say("alice", "**PROPOSE: ali, bob**")
     t.cycle()
     assert t.people.thread(t.game.thread)[-1] == (
-        "u/alice: 'ali' could be alice, alina: write more of the name. Nothing was changed. "
+        "@alice: 'ali' could be alice, alina: write more of the name. Nothing was changed. "
         "The right form: **PROPOSE: name, name**")
     assert t.state.phase == "proposal"
     t.say("alice", "**PROPOSE: alin, bob**")  # one more letter: one player

@@ -190,7 +190,7 @@ def test_two_games_in_one_thread_a_command_without_a_tag_is_answered_in_public(o
     t.cycle()
     assert t.people.thread(thread)[posts:] == [
         "**APPROVE**", "G1 or G2, who knows",
-        "u/bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
+        "@bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
         "like **G2 APPROVE**. Nothing was changed."]
     assert len(t.people.pms_to("bob")) == pms  # (in public: not by PM)
 
@@ -260,7 +260,7 @@ def test_on_a_bbcode_forum_the_routing_answers_show_bbcode(db, bot, clock):
     t.pm("bob", "G1 G2 APPROVE", subject="my vote")
     t.cycle()
     assert t.people.thread(t.game.thread)[-1] == (
-        "u/bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
+        "@bob: Several games run in this thread (G1, G2): put the game's tag in the bold command, "
         "like [b]G2 APPROVE[/b]. Nothing was changed.")
     several = ("You are in several games (G1, G2). Put the game's tag in the subject "
                "or the message, like [font=monospace]G12 APPROVE[/font]. Nothing was changed.")

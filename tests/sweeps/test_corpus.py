@@ -15,7 +15,7 @@ def test_the_corpus_is_large_enough():
 def bot_words(t, author):
     """What the bot has said to `author`: PMs to them, and thread replies naming them."""
     pms = t.people.pms_to(author)
-    replies = [b for b in t.people.thread(t.game.thread) if b.startswith(f"u/{author}:")]
+    replies = [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
     return pms + replies
 
 

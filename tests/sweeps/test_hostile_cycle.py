@@ -304,7 +304,7 @@ def test_a_message_with_several_refused_commands_gets_one_answer(local_game):
     t.say("mallory", "**LADY: bob**\n\n**PROPOSE: alice, bob**\n\n**APPROVE**")
     t.pm("alice", "**APPROVE**\n__APPROVE__")  # no vote is open: refused twice
     t.cycle()
-    replies = [b for b in t.people.thread(t.game.thread) if b.startswith("u/mallory:")]
+    replies = [b for b in t.people.thread(t.game.thread) if b.startswith("@mallory:")]
     assert len(replies) == 1, replies
     assert len([b for b in t.people.pms_to("alice") if "No team vote is open" in b]) == 1
 
