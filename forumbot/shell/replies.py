@@ -66,7 +66,7 @@ class Answers:
     """Replies to the sender of a message, by the message's own time."""
 
     def __init__(self, forum_name: str, clock: Callable[[], datetime], people: People, book: GameBook,
-                 mention: Callable[[str], str] = lambda name: f"u/{name}"):
+                 mention: Callable[[str], str]):
         self.forum_name = forum_name
         self.mention = mention  # how a public reply names whom it answers (the forum's way)
         self.clock = clock
