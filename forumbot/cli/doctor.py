@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from adapters import ADAPTERS
 
-from .. import store
+from .. import store, store_read
 from ..botlock import BotLockHeld, acquire, describe, sqlite_path
 from ..masking import masked, masked_text
 from ..settings import SettingsError, forum_problems, load_settings, make_forum
@@ -171,12 +171,12 @@ def _database(s):
                         "(the bot's tables with it)")
         return
     try:  # (the caller closes it)
-        missing = store.open_to_read(url, path)
+        missing = store_read.open_to_read(url, path)
     except Exception as e:
         yield Check(FAIL, "database", f"{shown} does not open: {one_line(e)}")
         return
     try:
-        why = store.cannot_write(path)
+        why = store_read.cannot_write(path)
     except Exception as e:
         why = one_line(e)
     if why:
