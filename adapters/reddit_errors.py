@@ -52,7 +52,7 @@ def one_line(e: BaseException) -> str:
 
 def failed_host(e: BaseException) -> str:
     """The host (and port, unless the scheme's own) a request without an answer went to."""
-    args = getattr(e, "request_args", None) or ()
+    args: tuple = getattr(e, "request_args", None) or ()
     url = str(args[1]) if len(args) > 1 else ""
     parts = urlsplit(url) if "://" in url else None
     if parts is not None and parts.hostname:
