@@ -10,28 +10,24 @@ What only some commands need (the database libraries, the cycle, YAML, the archi
 imported inside the command, when it runs: every other command starts without it."""
 from __future__ import annotations
 
-try:  # Ctrl-C while these load (half a second, before main() runs): one line, no traceback
-    import argparse
-    import json
-    import os
-    import signal
-    import sys
-    import threading
-    from contextlib import ExitStack
-    from importlib.metadata import version as installed
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from contextlib import ExitStack
+from importlib.metadata import version as installed
 
-    from .. import __version__
-    from ..logs import configure_logging
-    from ..masking import masked_text
-    from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-    from .problems import database_problem, one_line, read_text, short_error
-except KeyboardInterrupt:
-    import signal
-    import sys
+from .. import __version__
+from ..logs import configure_logging
+from ..masking import masked_text
+from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from . import interrupted_while_loading
+from .problems import database_problem, one_line, read_text, short_error
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # (stopping already: a second one waits for nothing)
-    print("forumbot: interrupted", file=sys.stderr)
-    raise SystemExit(130) from None
+if signal.getsignal(signal.SIGINT) is interrupted_while_loading:  # (cli/__init__.py's, while
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # these modules loaded)
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
 
