@@ -7,7 +7,7 @@
   renders as nothing; after an uncertain failure the bot's own recent posts are searched
   for it, so a post that landed is never posted again;
 - praw's and prawcore's errors become the adapter's three kinds: transient, uncertain,
-  permanent.
+  permanent; each says in one line what failed (a request without an answer names its host).
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from .base import (
 )
 from .reddit_errors import (
     _at_token_endpoint,
+    one_line,
     single_shot_posts,
     write_error,
 )
@@ -126,9 +127,9 @@ class RedditForum(ForumBase):
                 # One subreddit that cannot be read (down, private, banned) stops only its
                 # own games: their deadlines wait; every other subreddit and the inbox go on.
                 fails = (self._sub_waits.get(sub) or (0,))[0] + 1
-                self._sub_waits[sub] = (fails, min(2 ** (fails - 1) - 1, SUB_BACKOFF_MAX), str(e))
+                self._sub_waits[sub] = (fails, min(2 ** (fails - 1) - 1, SUB_BACKOFF_MAX), one_line(e))
                 for t in links.values():
-                    failed[t] = f"r/{sub}: {e}"
+                    failed[t] = f"r/{sub}: {one_line(e)}"
                 for key in [k for k in new_cursor if k.removeprefix("n:") in links]:
                     del new_cursor[key]
                 continue
@@ -145,9 +146,9 @@ class RedditForum(ForumBase):
         except prawcore.ResponseException as e:
             if _at_token_endpoint(e):
                 raise LoginFailed(f"login failed: {e}") from e
-            raise TransientError(f"inbox: {e}") from e
+            raise TransientError(f"inbox: {one_line(e)}") from e
         except prawcore.PrawcoreException as e:
-            raise TransientError(f"inbox: {e}") from e
+            raise TransientError(f"inbox: {one_line(e)}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor, failed, partial)
 
@@ -332,7 +333,7 @@ class RedditForum(ForumBase):
                     if mark in (m.body or ""):
                         return Posted(m.id)
         except prawcore.PrawcoreException as e:
-            raise TransientError(f"looking for {out.key}: {e}") from e
+            raise TransientError(f"looking for {out.key}: {one_line(e)}") from e
         return None
 
     def own_marks(self) -> list[str] | None:
@@ -346,7 +347,7 @@ class RedditForum(ForumBase):
             found = self.reddit.inbox.message(message.removeprefix("t4_"))
             bodies = [found.body or ""] + [r.body or "" for r in (found.replies or [])]
         except prawcore.PrawcoreException as e:
-            raise TransientError(f"message {message}: {e}") from e
+            raise TransientError(f"message {message}: {one_line(e)}") from e
         for body in bodies:
             if m := re.search(r"\(#fb-([0-9a-f]{16,64})\)", body):
                 return f"pm:{m.group(1)}"
@@ -363,7 +364,7 @@ class RedditForum(ForumBase):
                         continue
                     out.append(items.comment(c, str(c.subreddit).lower()))
             except prawcore.PrawcoreException as e:
-                raise TransientError(f"info: {e}") from e
+                raise TransientError(f"info: {one_line(e)}") from e
         return out
 
     def thread_id(self, ref: str) -> str | None:

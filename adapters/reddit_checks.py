@@ -18,10 +18,10 @@ account Reddit stopped for being a bot like a locked one (403). Both say so.
 """
 from __future__ import annotations
 
-import re
-
 import prawcore
 from praw.exceptions import PRAWException
+
+from .reddit_errors import failed_host, network_reason, one_line
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
 GUIDE = 'docs/operating.md, "Deploying on a server"'
@@ -48,7 +48,7 @@ def reddit_checks(target, subreddits: list[str], username: str | None = None):
             raise PRAWException("Reddit did not say who the account is")
         name = str(me.name)
     except Exception as e:  # noqa: BLE001 - every failure is one line
-        yield FAIL, "login", login_failure(e, uses_token, reddit)
+        yield FAIL, "login", login_failure(e, uses_token)
         for sub in subreddits:
             yield SKIP, f"subreddit r/{sub}", "not checked: the login failed"
         yield SKIP, "private messages", "not checked: the login failed"
@@ -83,7 +83,7 @@ def _scopes(reddit) -> set[str] | None:
         return None
 
 
-def login_failure(e: BaseException, uses_token: bool, reddit=None) -> str:
+def login_failure(e: BaseException, uses_token: bool) -> str:
     """What went wrong with the login, in one line, with what to do."""
     if isinstance(e, prawcore.OAuthException):
         error = getattr(e, "error", "") or ""
@@ -115,29 +115,11 @@ def login_failure(e: BaseException, uses_token: bool, reddit=None) -> str:
         if status is not None and status >= 500:
             return f"Reddit answered {status}: it is having trouble; try again later"
         return f"Reddit answered {status} to the login"
-    if isinstance(e, prawcore.RequestException):
-        where = getattr(getattr(reddit, "config", None), "oauth_url", None) or "Reddit"
-        return f"cannot reach {where}: {_network_reason(e)}"
+    if isinstance(e, prawcore.RequestException):  # the host that failed (the login's is
+        return f"cannot reach {failed_host(e)}: {network_reason(e)}"  # reddit_url, not oauth_url)
     if isinstance(e, PRAWException):
-        return f"praw: {_one_line(e)}"
-    return f"{type(e).__name__}: {_one_line(e)}"
-
-
-def _network_reason(e: BaseException) -> str:
-    original = getattr(e, "original_exception", None) or e
-    text = str(original)
-    m = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)
-    if m:
-        return m.group(1).strip()
-    for phrase in ("timed out", "Name or service not known", "Temporary failure in name resolution",
-                   "Connection refused", "certificate verify failed"):
-        if phrase.lower() in text.lower():
-            return phrase
-    return type(original).__name__
-
-
-def _one_line(e: BaseException) -> str:
-    return re.sub(r"\s+", " ", str(e)).strip() or type(e).__name__
+        return f"praw: {one_line(e)}"
+    return f"{type(e).__name__}: {one_line(e)}"
 
 
 def _subreddit(reddit, name: str, me: str, scopes):
@@ -154,7 +136,7 @@ def _subreddit(reddit, name: str, me: str, scopes):
     except prawcore.Forbidden:
         return FAIL, label, f"r/{name} is private or quarantined: u/{me} cannot read it"
     except prawcore.PrawcoreException as e:
-        return FAIL, label, f"r/{name} could not be checked: {_one_line(e)}"
+        return FAIL, label, f"r/{name} could not be checked: {one_line(e)}"
     except (KeyError, TypeError, AttributeError, PRAWException):
         return FAIL, label, f"r/{name} does not exist: Reddit gave no subreddit for that name"
     if banned:
@@ -179,7 +161,7 @@ def _messages(reddit, me: str, scopes):
     try:
         list(reddit.inbox.sent(limit=1))  # the PM endpoints answer this account
     except prawcore.PrawcoreException as e:
-        return FAIL, label, f"u/{me} cannot use private messages: {_one_line(e)}"
+        return FAIL, label, f"u/{me} cannot use private messages: {one_line(e)}"
     return OK, label, f"u/{me} may send private messages"
 
 

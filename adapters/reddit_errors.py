@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import praw
 import prawcore
@@ -36,7 +37,46 @@ def write_error(e: Exception) -> ForumError:
         if isinstance(e, prawcore.BadRequest):  # a 400: Reddit will not take this as it is
             return PermanentError(f"Reddit refused it: {_reason(e)}")
         return UncertainError(str(e))  # a 5xx: it may have landed
-    return UncertainError(str(e))  # a timeout, a dropped connection
+    return UncertainError(one_line(e))  # a timeout, a dropped connection
+
+
+def one_line(e: BaseException) -> str:
+    """praw's or prawcore's error in one short line: a request that got no answer (refused,
+    timed out, no such host) as "cannot connect to HOST (why)", naming the host that failed
+    (www.reddit.com for the login, oauth.reddit.com for the rest), not urllib3's
+    "error with request HTTPConnectionPool(...): Max retries exceeded ..." paragraph."""
+    if isinstance(e, prawcore.RequestException):
+        return f"cannot connect to {failed_host(e)} ({network_reason(e)})"
+    return re.sub(r"\s+", " ", str(e)).strip() or type(e).__name__
+
+
+def failed_host(e: BaseException) -> str:
+    """The host (and port, unless the scheme's own) a request without an answer went to."""
+    args: tuple = getattr(e, "request_args", None) or ()
+    url = str(args[1]) if len(args) > 1 else ""
+    parts = urlsplit(url) if "://" in url else None
+    if parts is not None and parts.hostname:
+        default = {"https": 443, "http": 80}.get(parts.scheme)
+        port = parts.port
+        return parts.hostname if port in (None, default) else f"{parts.hostname}:{port}"
+    m = re.search(r"host='([^']+)', port=(\d+)", str(getattr(e, "original_exception", None) or e))
+    if m:
+        return m.group(1) if m.group(2) in ("443", "80") else f"{m.group(1)}:{m.group(2)}"
+    return "Reddit"
+
+
+def network_reason(e: BaseException) -> str:
+    """Why a request got no answer, in a few words ("Connection refused", "timed out")."""
+    original = getattr(e, "original_exception", None) or e
+    text = str(original)
+    m = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)
+    if m:
+        return m.group(1).strip()
+    for phrase in ("timed out", "Name or service not known", "Temporary failure in name resolution",
+                   "Connection refused", "certificate verify failed"):
+        if phrase.lower() in text.lower():
+            return phrase
+    return type(original).__name__
 
 
 def single_shot_posts(reddit: praw.Reddit) -> None:

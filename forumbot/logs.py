@@ -39,9 +39,18 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, ensure_ascii=False)
 
 
+# The HTTP libraries' own warnings about a request they try again ("Retrying due to
+# ConnectionError(MaxRetryError(...", a paragraph each): what finally failed reaches the log
+# once, in the bot's own one-line error that names the host (adapters/reddit_errors.py).
+_RETRIES = ("prawcore", "urllib3", "requests")
+
+
 def _routine(record: logging.LogRecord) -> bool:
-    """APScheduler's routine INFO lines (a job added, run, done) count as DEBUG."""
-    if record.name.startswith("apscheduler") and record.levelno == logging.INFO:
+    """APScheduler's routine INFO lines (a job added, run, done) and the HTTP libraries'
+    warnings about a retry count as DEBUG."""
+    name = record.name.partition(".")[0]
+    if ((name == "apscheduler" and record.levelno == logging.INFO)
+            or (name in _RETRIES and record.levelno == logging.WARNING)):
         record.levelno, record.levelname = logging.DEBUG, "DEBUG"
         return logging.getLogger().isEnabledFor(logging.DEBUG)
     return True

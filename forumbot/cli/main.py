@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from contextlib import ExitStack
 from importlib.metadata import version as installed
 
@@ -20,7 +22,11 @@ from .. import __version__
 from ..logs import configure_logging
 from ..masking import masked_text
 from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from . import interrupted_while_loading
 from .problems import database_problem, one_line, read_text, short_error
+
+if signal.getsignal(signal.SIGINT) is interrupted_while_loading:  # (cli/__init__.py's, while
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # these modules loaded)
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
 EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database failed, a check "
@@ -119,31 +125,56 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = _parser()
+    before = _catch_interrupts()
+    command = "forumbot"  # (the command's name, once it is known)
     try:
-        args, extra = ap.parse_known_args(argv)
-        if (extra and len(extra) == 1 and getattr(args, "action", None) == "pm"
-                and args.text is None and not extra[0].startswith("-")):
-            args.text = extra[0]  # `local pm USER --subject S TEXT`: the text after an option
-        elif extra:
-            ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    except SystemExit as e:  # --help, --version, a usage error (argparse said why)
-        return e.code if isinstance(e.code, int) else 2
-    configure_logging("info", "text")
-    commands = {"run": _run, "demo": _demo, "export": _export, "check-config": _check,
-                "doctor": _doctor, "local": _local}
-    try:
+        ap = _parser()
+        try:
+            args, extra = ap.parse_known_args(argv)
+            if (extra and len(extra) == 1 and getattr(args, "action", None) == "pm"
+                    and args.text is None and not extra[0].startswith("-")):
+                args.text = extra[0]  # `local pm USER --subject S TEXT`: the text after an option
+            elif extra:
+                ap.error(f"unrecognized arguments: {' '.join(extra)}")
+        except SystemExit as e:  # --help, --version, a usage error (argparse said why)
+            return e.code if isinstance(e.code, int) else 2
+        command = args.command
+        configure_logging("info", "text")
+        commands = {"run": _run, "demo": _demo, "export": _export, "check-config": _check,
+                    "doctor": _doctor, "local": _local}
         code = commands[args.command](args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:  # `forumbot export G1 | head`: the reader stopped reading
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # (so that the flush at exit is quiet too)
-        print(f"{args.command}: the output was closed before all of it was written", file=sys.stderr)
+        print(f"{command}: the output was closed before all of it was written", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print(f"{args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C anywhere: starting (settings, the database), working
+        print(f"{command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
+
+
+def _catch_interrupts():
+    """Ctrl-C: the first raises KeyboardInterrupt (main() says "interrupted" in one line; `run`'s
+    scheduler puts its own handler in while it runs: the cycle under way finishes first); a
+    second one, while the first is being dealt with, stops the process at once, in one line.
+    The handler it replaced (None outside the main thread, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    seen = []
+
+    def interrupted(signum, frame):
+        if seen:
+            os.write(2, b"forumbot: interrupted again: stopped at once\n")
+            os._exit(130)
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGINT, interrupted)
 
 
 # --- settings and the database ---------------------------------------------------------------

@@ -6,7 +6,7 @@ store is needed).
 A cycle that could not read the forum (or reach the database) is logged as an error, and
 the next one waits longer each time (backoff, up to MAX_BACKOFF), until one succeeds.
 SIGTERM (how systemd and Docker stop a service) and Ctrl-C let the current cycle finish,
-then the bot logs "stopped" and exits.
+then the bot logs "stopped" and exits; a second Ctrl-C stops it at once, with one line.
 
 With a heartbeat file (`FORUMBOT_HEARTBEAT`, set by deploy/Dockerfile), each finished cycle
 writes into it the time (Unix seconds) by which the next cycle will have finished; a
@@ -121,7 +121,7 @@ class Runner:
         if self.stopping:
             return
         self.stopping = True
-        log.info("stopping: the cycle under way finishes first")
+        log.info("stopping: the cycle under way finishes first (Ctrl-C again stops at once)")
         try:
             self.sched.shutdown(wait=False)
         except Exception:
@@ -133,9 +133,15 @@ class Runner:
         # swallows whatever is raised while it hands a job to its worker ("Error submitting
         # job"), so another thread stops the scheduler too (it waits for any lock the main
         # thread holds, instead of taking it from under it).
+        # A second Ctrl-C while the cycle under way finishes: stop at once, in one line (a
+        # write, not a log line: the logging lock may be held where the signal came).
         if not self.stopping:
             threading.Thread(target=self.stop, name="forumbot-stop", daemon=True).start()
             raise _Stop(signum)
+        if signum == signal.SIGINT:
+            os.write(2, b"forumbot: interrupted again: stopped at once, without waiting for the "
+                        b"cycle under way\n")
+            os._exit(130)
 
     def run(self) -> None:
         before = {}
