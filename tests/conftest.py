@@ -1,4 +1,5 @@
 import os
+import zlib
 
 import pytest
 
@@ -92,13 +93,19 @@ def fake_discourse(clock):
 
 
 def pytest_generate_tests(metafunc):
-    """A test that takes `table` runs once on each forum (local, Reddit, Discourse), or on
-    those its `forums` mark names."""
+    """A test that takes `table` runs once on each forum (tests/fakes/bots.py: FORUMS), or on
+    those its `forums` mark names. `make test` runs it on one of them, the same one
+    every run (picked by the test's name, so the tests spread over the forums), and `make
+    test-long` on each of the others: every forum meets every such test, and the quick run
+    does not grow with each forum added."""
     if "table" in metafunc.fixturenames and not hasattr(metafunc.module, "table"):  # (not its own)
         from tests.fakes.bots import FORUMS
 
         mark = metafunc.definition.get_closest_marker("forums")
-        metafunc.parametrize("table", list(mark.args) if mark else list(FORUMS), indirect=True)
+        forums = list(mark.args) if mark else list(FORUMS)
+        quick = zlib.crc32(metafunc.definition.nodeid.encode()) % len(forums)
+        metafunc.parametrize("table", [f if i == quick else pytest.param(f, marks=pytest.mark.long)
+                                       for i, f in enumerate(forums)], indirect=True)
 
 
 @pytest.fixture
