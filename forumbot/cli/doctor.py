@@ -113,18 +113,25 @@ def _forum(s, adapter, threads: list[str]):
                 yield Check(WARN, "local forum", f"there is no local forum at {s.local_path} yet: "
                             f"{MAKES_IT} (or any `forumbot local` command)")
             return
-    try:
-        forum = make_forum(s)
+    try:  # (the local forum read-only: opening it as the bot does would make its tables)
+        forum = adapter.load().to_read(s.local_path, s.bot_name) if s.forum == "local" else make_forum(s)
     except SettingsError as e:
-        yield Check(FAIL, "local forum" if s.forum == "local" else "settings", str(e))
+        yield Check(FAIL, "settings", str(e))
+        return
+    except Exception as e:  # (sqlite3's: a file it cannot open)
+        yield Check(FAIL, "local forum", f"{s.local_path} does not open: {one_line(e)}")
         return
     section = {"path": s.local_path, **s.section()} if s.forum == "local" else s.section()
     checks = adapter.doctor()
     if checks is None:
         yield Check(SKIP, s.forum, "this forum has no checks of its own")
         return
-    for status, name, detail in checks(forum, section, threads):
-        yield Check(status, name, detail)
+    try:
+        for status, name, detail in checks(forum, section, threads):
+            yield Check(status, name, detail)
+    finally:
+        if s.forum == "local":
+            forum.db.close()
 
 
 def _file_mode(path: str):
