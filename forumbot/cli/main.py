@@ -18,15 +18,11 @@ import threading
 from contextlib import ExitStack
 from importlib.metadata import version as installed
 
-from .. import __version__
+from .. import __version__, stop_at_once
 from ..logs import configure_logging, held_back
 from ..masking import masked_text
 from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-from . import interrupted_while_loading
 from .problems import database_problem, one_line, read_text, short_error
-
-if signal.getsignal(signal.SIGINT) is interrupted_while_loading:  # (cli/__init__.py's, while
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # these modules loaded)
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
 EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database failed, a check "
@@ -162,8 +158,11 @@ def _catch_interrupts():
     """Ctrl-C: the first raises KeyboardInterrupt (main() says "interrupted" in one line; `run`'s
     scheduler puts its own handler in while it runs: the cycle under way finishes first); a
     second one, while the first is being dealt with, stops the process at once, in one line.
-    The handler it replaced (None outside the main thread, where no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
+    The handler it replaced (None outside the main thread, where no handler can be set, and
+    in the command line, where forumbot/__init__.py's stops at once: raised as an exception,
+    a Ctrl-C could be swallowed on the way, by a C extension's import or a finalizer)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is stop_at_once):
         return None
     seen = []
 
