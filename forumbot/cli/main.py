@@ -16,7 +16,6 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
-from importlib.metadata import version as installed
 
 from .. import __version__, stop_at_once
 from ..logs import configure_logging, held_back
@@ -32,10 +31,24 @@ EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database 
 
 
 def version() -> str:
+    from importlib.metadata import version as installed  # (only for --version: it loads slowly)
+
     try:
         return installed("forumbot")
     except Exception:  # not installed as a package (run from a checkout)
         return __version__
+
+
+class _Version(argparse.Action):
+    """--version, looked up only when asked (argparse's own action wants the text up front)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"forumbot {version()}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -44,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
         epilog="Start with `forumbot demo`; the README has a game on the local forum, and "
                "docs/operating.md how to deploy on a server. " + EXIT_CODES)
-    ap.add_argument("--version", action="version", version=f"forumbot {version()}")
+    ap.add_argument("--version", action=_Version)
     # --settings before the command too (`forumbot --settings FILE doctor`); the commands'
     # own --settings leave it alone unless given (SUPPRESS), and win when both are
     ap.add_argument("--settings", metavar="FILE", default=None, help=SETTINGS_HELP)
@@ -224,7 +237,6 @@ def _run(args) -> int:
     from ..botlock import BotLockHeld, Keeper  # (imported when the command runs)
     from ..settings import SettingsError, load_settings, make_forum, require_forum  # (imported when the command runs)
     from ..shell.moderator import Moderator  # (imported when the command runs)
-    from ..shell.scheduler import run_forever  # (imported when the command runs)
 
     try:  # an unfilled settings.example.ini: say what to fill in, before anything is made
         require_forum(load_settings(args.settings))
@@ -261,6 +273,8 @@ def _run(args) -> int:
                       file=sys.stderr)
                 return 1
             return 0
+        from ..shell.scheduler import run_forever  # (APScheduler: not for a cycle run --once)
+
         keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
         hold.callback(keeper.release)  # (the lock it holds may be a new one)
         mod.keeper = keeper
