@@ -212,7 +212,8 @@ def test_a_second_ctrl_c_during_start_up_stops_at_once(tmp_path):
 def test_a_program_that_imports_the_command_line_keeps_pythons_handler():
     code = ("import signal, forumbot.cli.demo; "
             "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)")
-    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       preexec_fn=as_from_a_terminal)
     assert p.stdout.strip() == "True", p.stderr
 
 
