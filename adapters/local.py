@@ -2,11 +2,13 @@
 and trials without a forum account. People act on it with `comment` and `send_pm`."""
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
 from datetime import datetime, timezone
 from typing import Callable, Sequence
+from urllib.parse import quote
 
 from .base import Fetched, ForumBase, Inbound, Markup, Outgoing, PermanentError, Posted, Traits
 
@@ -19,6 +21,9 @@ CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, sender TEXT, recipi
     subject TEXT, body TEXT, created TEXT, read INTEGER DEFAULT 0, parent INTEGER,
     key TEXT);
 """
+
+
+TABLES = ("threads", "comments", "messages")
 
 
 def _now() -> datetime:
@@ -45,6 +50,27 @@ class LocalForum(ForumBase):
     @classmethod
     def from_settings(cls, s: dict[str, str], **kw) -> "LocalForum":
         return cls(s.get("path") or "forumbot-local.db", bot_name=s.get("bot_name") or "forumbot", **kw)
+
+    @classmethod
+    def to_read(cls, path: str, bot_name: str = "forumbot") -> "LocalForum":
+        """The forum in the file at `path` (which the caller has seen exists), opened read-only
+        (`forumbot doctor`): no table is made, the journal mode is left as it is, and when the
+        file has no -wal beside it (no bot has it open) no -wal or -shm is made either.
+        `tables_missing()` says whether the file is a local forum at all."""
+        forum = cls.__new__(cls)
+        forum.name, forum.bot_name, forum.clock = "local", bot_name, _now
+        forum._lock = threading.Lock()
+        quiet = "" if os.path.exists(path + "-wal") else "&immutable=1"
+        forum.db = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro{quiet}", uri=True,
+                                   check_same_thread=False, isolation_level=None)
+        forum.db.row_factory = sqlite3.Row
+        return forum
+
+    def tables_missing(self) -> list[str]:
+        """The local forum's tables this file lacks (all of them: another database, or an empty
+        file); raises sqlite3.DatabaseError if it is not an SQLite file."""
+        have = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return [t for t in TABLES if t not in have]
 
     # --- what people do ------------------------------------------------------------
 
@@ -223,15 +249,30 @@ def _parse(stamp: str) -> datetime:
 
 
 def local_checks(forum: LocalForum, section: dict[str, str], game_threads: list[str]):
-    """`forumbot doctor` on the local forum: it opens, and the bot may write there."""
+    """`forumbot doctor` on the local forum (opened with LocalForum.to_read): it is a local
+    forum, and the bot could write there (read from the modes of the file and its folder: WAL
+    writes beside the file). Nothing is written."""
     path = section.get("path", "")
     try:
-        forum.db.execute("BEGIN IMMEDIATE")  # the bot will write there
-        forum.db.execute("ROLLBACK")
-        n = len(forum.threads())
+        missing = forum.tables_missing()
+        n = 0 if missing else len(forum.threads())
     except Exception as e:
         why = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        yield ("fail", "local forum", f"{path}: {why}")
+        yield ("fail", "local forum", f"{path} does not open as a local forum: {why} ([local] path "
+               "names another file? a new name makes a new forum: `forumbot run --once` makes it)")
+        return
+    others = {r[0] for r in forum.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if missing and others - set(TABLES):  # another program's database, not a forum
+        yield ("fail", "local forum", f"{path} is another database, not a local forum (it has no "
+               f"{', '.join(missing)} table): point [local] path at a new file; `forumbot run "
+               "--once` makes it")
+        return
+    for where in (path, os.path.dirname(os.path.abspath(path))):
+        if not os.access(where, os.W_OK):
+            yield ("fail", "local forum", f"{path} opens, but {where} is not writable for this user")
+            return
+    if missing:  # (an empty file: the forum's tables are made with it)
+        yield ("warn", "local forum", f"{path} is empty: `forumbot run --once` makes the local forum in it")
         return
     yield ("ok", "local forum", f"{path} opens and is writable ({n} thread"
            f"{'' if n == 1 else 's'}); the bot is {forum.bot_name}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 from .masking import MaskingFilter
 
@@ -71,3 +72,42 @@ def configure_logging(level: str = "info", fmt: str = "text") -> None:
     root.setLevel(getattr(logging, level.upper(), logging.INFO))
 
 
+
+
+class HeldBack(logging.Filter):
+    """While a `run --once` cycle runs, the bot's own ERROR lines wait: the command's verdict
+    names the failure that stopped the cycle in one line, so the log line that says the same
+    is dropped (`drop`), and the others are written after the cycle, in their order, with
+    their own times (`release`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[logging.LogRecord] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.name.partition(".")[0] == "forumbot":
+            self.held.append(record)
+            return False
+        return True
+
+    def drop(self, failure: str) -> None:
+        """Forget the held lines that tell `failure` (the verdict says it)."""
+        if failure:
+            self.held = [r for r in self.held if failure not in r.getMessage()]
+
+
+@contextmanager
+def held_back() -> Iterator[HeldBack]:
+    """The bot's ERROR lines are held while the block runs (HeldBack), then written."""
+    hold = HeldBack()
+    handlers = [h for h in logging.getLogger().handlers if getattr(h, "_forumbot", False)]
+    for h in handlers:
+        h.addFilter(hold)
+    try:
+        yield hold
+    finally:
+        for h in handlers:
+            h.removeFilter(hold)
+        for record in hold.held:
+            for h in handlers:
+                h.handle(record)

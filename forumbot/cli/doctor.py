@@ -21,8 +21,10 @@ from adapters import ADAPTERS
 from .. import store, store_read
 from ..botlock import BotLockHeld, acquire, describe, sqlite_path
 from ..masking import masked, masked_text
+from ..rules.deadlines import format_duration
 from ..settings import SettingsError, forum_problems, load_settings, make_forum
 from ..settings import shown as shorter
+from . import cadence
 from .problems import database_problem, one_line
 
 OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
@@ -83,6 +85,7 @@ def checks(settings_path: str | None = None):
         yield Check(OK, "settings", f"{where}: forum = {s.forum}, database {masked(s.database_url)}")
     if s.path:
         yield from _file_mode(s.path)
+    yield from _cadence(s)
 
     db_ok, threads = False, []
     for check in _database(s):
@@ -113,18 +116,43 @@ def _forum(s, adapter, threads: list[str]):
                 yield Check(WARN, "local forum", f"there is no local forum at {s.local_path} yet: "
                             f"{MAKES_IT} (or any `forumbot local` command)")
             return
-    try:
-        forum = make_forum(s)
+    try:  # (the local forum read-only: opening it as the bot does would make its tables)
+        forum = adapter.load().to_read(s.local_path, s.bot_name) if s.forum == "local" else make_forum(s)
     except SettingsError as e:
-        yield Check(FAIL, "local forum" if s.forum == "local" else "settings", str(e))
+        yield Check(FAIL, "settings", str(e))
+        return
+    except Exception as e:  # (sqlite3's: a file it cannot open)
+        yield Check(FAIL, "local forum", f"{s.local_path} does not open: {one_line(e)}")
         return
     section = {"path": s.local_path, **s.section()} if s.forum == "local" else s.section()
     checks = adapter.doctor()
     if checks is None:
         yield Check(SKIP, s.forum, "this forum has no checks of its own")
         return
-    for status, name, detail in checks(forum, section, threads):
-        yield Check(status, name, detail)
+    try:
+        for status, name, detail in checks(forum, section, threads):
+            yield Check(status, name, detail)
+    finally:
+        if s.forum == "local":
+            forum.db.close()
+
+
+def _cadence(s):
+    """A cron line or a systemd timer that runs `run --once` every so often, while
+    poll_interval is left at its default and says otherwise: warn (forumbot/cli/cadence.py)."""
+    try:
+        found = cadence.installed(s.path)
+    except Exception:  # (a system doctor cannot read: nothing to say)
+        return
+    for schedule in found:
+        every = format_duration(schedule.seconds)
+        if schedule.seconds == s.poll_interval:
+            yield Check(OK, "poll_interval", f"{format_duration(s.poll_interval)}, the cadence of "
+                        f"{schedule.where}")
+        elif not cadence.written(s.path):
+            yield Check(WARN, "poll_interval", f"left at its default {format_duration(s.poll_interval)}, "
+                        f"but {schedule.where} runs `forumbot run --once` every {every}: set [bot] "
+                        f"poll_interval = {every} (a pause of 10 poll intervals, at least 10m, counts as an outage)")
 
 
 def _file_mode(path: str):

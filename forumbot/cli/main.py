@@ -16,17 +16,12 @@ import signal
 import sys
 import threading
 from contextlib import ExitStack
-from importlib.metadata import version as installed
 
-from .. import __version__
-from ..logs import configure_logging
+from .. import __version__, stop_at_once
+from ..logs import configure_logging, held_back
 from ..masking import masked_text
 from ..rules.presets import MAX_PLAYERS, MIN_PLAYERS, PRESETS
-from . import interrupted_while_loading
 from .problems import database_problem, one_line, read_text, short_error
-
-if signal.getsignal(signal.SIGINT) is interrupted_while_loading:  # (cli/__init__.py's, while
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # these modules loaded)
 
 SETTINGS_HELP = "the settings file (default: ./settings.ini, or the path in $FORUMBOT_SETTINGS)"
 EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database failed, a check "
@@ -36,10 +31,24 @@ EXIT_CODES = ("Exit codes: 0 done; 1 the work failed (the forum or the database 
 
 
 def version() -> str:
+    from importlib.metadata import version as installed  # (only for --version: it loads slowly)
+
     try:
         return installed("forumbot")
     except Exception:  # not installed as a package (run from a checkout)
         return __version__
+
+
+class _Version(argparse.Action):
+    """--version, looked up only when asked (argparse's own action wants the text up front)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"forumbot {version()}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="forumbot", description="A game master bot for The Resistance and Avalon on forums.",
         epilog="Start with `forumbot demo`; the README has a game on the local forum, and "
                "docs/operating.md how to deploy on a server. " + EXIT_CODES)
-    ap.add_argument("--version", action="version", version=f"forumbot {version()}")
+    ap.add_argument("--version", action=_Version)
     # --settings before the command too (`forumbot --settings FILE doctor`); the commands'
     # own --settings leave it alone unless given (SUPPRESS), and win when both are
     ap.add_argument("--settings", metavar="FILE", default=None, help=SETTINGS_HELP)
@@ -162,8 +171,11 @@ def _catch_interrupts():
     """Ctrl-C: the first raises KeyboardInterrupt (main() says "interrupted" in one line; `run`'s
     scheduler puts its own handler in while it runs: the cycle under way finishes first); a
     second one, while the first is being dealt with, stops the process at once, in one line.
-    The handler it replaced (None outside the main thread, where no handler can be set)."""
-    if threading.current_thread() is not threading.main_thread():
+    The handler it replaced (None outside the main thread, where no handler can be set, and
+    in the command line, where forumbot/__init__.py's stops at once: raised as an exception,
+    a Ctrl-C could be swallowed on the way, by a C extension's import or a finalizer)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is stop_at_once):
         return None
     seen = []
 
@@ -225,7 +237,6 @@ def _run(args) -> int:
     from ..botlock import BotLockHeld, Keeper  # (imported when the command runs)
     from ..settings import SettingsError, load_settings, make_forum, require_forum  # (imported when the command runs)
     from ..shell.moderator import Moderator  # (imported when the command runs)
-    from ..shell.scheduler import run_forever  # (imported when the command runs)
 
     try:  # an unfilled settings.example.ini: say what to fill in, before anything is made
         require_forum(load_settings(args.settings))
@@ -249,16 +260,21 @@ def _run(args) -> int:
                         writes_per_minute=settings.writes_per_minute,
                         outage_grace=settings.outage_grace, poll_interval=settings.poll_interval)
         if args.once:
-            report = mod.cycle()
+            with held_back() as log_lines:  # (the failure the verdict names is not logged too)
+                report = mod.cycle()
+                failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
+                if failed:
+                    log_lines.drop(failed[0].partition(": ")[2])
             print(f"fetched {report.fetched}, handled {report.handled}, posted {report.posted}, "
                   f"deadlines {report.deadlines}")
-            failed = [e for e in report.errors if e.startswith(("fetch:", "database:"))]
             if failed:
                 hint = " (`forumbot doctor` checks the settings)" if settings.forum != "local" else ""
                 print(f"run: the cycle did not get through: {masked_text(short_error(failed[0]))}{hint}",
                       file=sys.stderr)
                 return 1
             return 0
+        from ..shell.scheduler import run_forever  # (APScheduler: not for a cycle run --once)
+
         keeper = Keeper(hold.lock, settings.database_url)  # type: ignore[attr-defined]
         hold.callback(keeper.release)  # (the lock it holds may be a new one)
         mod.keeper = keeper

@@ -128,3 +128,73 @@ def test_doctor_makes_no_table_in_postgresql(tmp_path, capsys):
         with admin.cursor() as cur:
             cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
+
+
+# --- the local forum: opened read-only, never made or changed by doctor ----------------------------
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
+
+
+def forum_line(capsys, tmp_path: Path) -> tuple[int, str]:
+    data = tmp_path / "data"
+    settings = tmp_path / "s.ini"
+    settings.write_text(f"[bot]\nforum = local\n[database]\nurl = sqlite:///{tmp_path}/bot.db\n"
+                        f"[local]\npath = {data}/forum.db\n")
+    settings.chmod(0o600)
+    code, lines = doctor(capsys, "--settings", str(settings))
+    return code, next(line for line in lines if "  local forum:" in line)
+
+
+def test_doctor_leaves_an_existing_local_forum_as_it_was(tmp_path, capsys):
+    from adapters.local import LocalForum
+
+    (tmp_path / "data").mkdir()
+    forum = LocalForum(str(tmp_path / "data" / "forum.db"))
+    forum.create_thread("alice", "A game", "Who plays?")
+    forum.db.close()
+    before = snapshot(tmp_path / "data")
+    assert list(before) == ["forum.db"]
+    code, line = forum_line(capsys, tmp_path)
+    assert code == 0 and line.startswith("ok") and "opens and is writable (1 thread)" in line, line
+    assert snapshot(tmp_path / "data") == before  # the same bytes and mtime; no -wal, -shm made
+
+
+def test_another_database_is_named_not_made_a_forum(tmp_path, capsys):
+    import sqlite3
+
+    (tmp_path / "data").mkdir()
+    with sqlite3.connect(tmp_path / "data" / "forum.db") as other:
+        other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    other.close()
+    before = snapshot(tmp_path / "data")
+    code, line = forum_line(capsys, tmp_path)
+    assert code == 1 and line.startswith("FAIL") and "is another database, not a local forum" in line, line
+    assert "`forumbot run --once` makes it" in line
+    assert snapshot(tmp_path / "data") == before
+
+
+@pytest.mark.parametrize("content, status, words", [
+    (b"", "warn", "is empty: `forumbot run --once` makes the local forum in it"),
+    (b"these are my notes, not a database\n" * 50, "FAIL", "does not open as a local forum"),
+])
+def test_an_empty_or_foreign_file_is_named(tmp_path, capsys, content, status, words):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "forum.db").write_bytes(content)
+    before = snapshot(tmp_path / "data")
+    code, line = forum_line(capsys, tmp_path)
+    assert line.startswith(status) and words in line, line
+    assert code == (1 if status == "FAIL" else 0)
+    assert snapshot(tmp_path / "data") == before
+
+
+def test_a_local_forum_the_bot_could_not_write(tmp_path, capsys, monkeypatch):
+    from adapters.local import LocalForum
+
+    (tmp_path / "data").mkdir()
+    LocalForum(str(tmp_path / "data" / "forum.db")).db.close()
+    real = os.access  # (a chmod would not stop root, who runs some CI)
+    monkeypatch.setattr("adapters.local.os.access", lambda p, m: not str(p).endswith("forum.db") and real(p, m))
+    code, line = forum_line(capsys, tmp_path)
+    assert code == 1 and line.startswith("FAIL") and "is not writable for this user" in line, line

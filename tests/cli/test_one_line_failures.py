@@ -63,6 +63,23 @@ def test_run_once_says_once_which_host_did_not_answer(tmp_path, capsys, no_sleep
                        f"127.0.0.1:{port} (Connection refused) (`forumbot doctor` checks the settings)"]
     assert all(len(x) < 200 for x in lines), err
     assert "Traceback" not in err
+    assert [x for x in lines if "cannot connect" in x] == verdict, err  # one line, not the log's too
+
+
+def test_run_once_writes_the_other_errors_of_its_cycle(capsys):
+    """What the verdict does not say still reaches the log, after the cycle, in its order."""
+    from forumbot.logs import configure_logging, held_back
+
+    configure_logging("info")
+    log = logging.getLogger("forumbot")
+    with held_back() as held:
+        log.error("fetch failed: inbox: cannot connect to oauth.reddit.com (timed out)")
+        log.error("inbound c1 from alice set aside: too long")
+        log.info("a line that waits for nothing")
+        held.drop("inbox: cannot connect to oauth.reddit.com (timed out)")
+        assert "set aside" not in capsys.readouterr().err  # (held until the cycle is over)
+    err = capsys.readouterr().err
+    assert "fetch failed" not in err and err.count("ERROR inbound c1 from alice set aside") == 1, err
 
 
 def test_the_retries_are_there_at_debug_level(tmp_path, capsys, no_sleep):
