@@ -201,9 +201,6 @@ class XenForoForum(XenForoReads, ForumBase):
             self._first_posts[tid] = int(t["first_post_id"])
         return self._first_posts[tid]
 
-    def _mine(self, item: dict) -> bool:
-        return str(item.get("username") or "").casefold() == self.bot_name.casefold()
-
     def find_posted(self, out: Outgoing) -> Posted | None:
         mark = marker(out)
         try:

@@ -201,6 +201,9 @@ class XenForoReads(XenForoHTTP):
             raise
         return [p for p in data.get("posts") or [] if isinstance(p, dict) and p.get("post_id")]
 
+    def _mine(self, item: dict) -> bool:
+        return str(item.get("username") or "").casefold() == self.bot_name.casefold()
+
     def _counts(self, p: dict) -> bool:
         """A post a command can come from: a person's, visible."""
         return (str(p.get("username") or "").casefold() != self.bot_name.casefold()
@@ -236,8 +239,12 @@ class XenForoReads(XenForoHTTP):
                         break
                     newest = stamp if newest is None or stamp > newest else newest
                     read = known.get(str(c["conversation_id"]), [0, 0, None])
-                    if int(c.get("last_message_id") or 0) > int(read[0]):
-                        changed.append(c)
+                    if int(c.get("last_message_id") or 0) <= int(read[0]):
+                        continue
+                    if self._mine(c) and not int(c.get("reply_count") or 0):  # the bot's own PM, unanswered
+                        known[str(c["conversation_id"])] = [int(c["last_message_id"]), 1, True]
+                        continue
+                    changed.append(c)
                 if stop or not items or page >= last:
                     break
             for c in changed:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import socket
 import threading
 import time
 from urllib.parse import parse_qs, urlparse
@@ -78,6 +79,8 @@ class FakeXenForo(FakeServer):
         self.posts: dict[int, dict] = {}
         self.convs: dict[int, dict] = {}
         self.messages: dict[int, dict] = {}
+        self._of_thread: dict[int, list[dict]] = {}  # each thread's posts, oldest first
+        self._of_conv: dict[int, list[dict]] = {}  # each conversation's messages, oldest first
         self.flood_seconds = 30
         self._last_write: dict[int, float] = {}
         self.requests: list[tuple[str, str]] = []
@@ -174,6 +177,7 @@ class FakeXenForo(FakeServer):
         p = {"post_id": pid, "thread_id": t["thread_id"], "user_id": u["user_id"], "username": u["username"],
              "message": message, "post_date": self.now(), "last_edit_date": 0, "message_state": "visible"}
         self.posts[pid] = p
+        self._of_thread.setdefault(t["thread_id"], []).append(p)
         t["last_post_id"], t["last_post_date"] = pid, p["post_date"]
         return p
 
@@ -192,6 +196,7 @@ class FakeXenForo(FakeServer):
         m = {"message_id": mid, "conversation_id": c["conversation_id"], "user_id": u["user_id"],
              "username": u["username"], "message": message, "message_date": self.now()}
         self.messages[mid] = m
+        self._of_conv.setdefault(c["conversation_id"], []).append(m)
         c["last_message_id"], c["last_message_date"] = mid, m["message_date"]
         c["last_message_user_id"] = u["user_id"]
         return m
@@ -200,8 +205,7 @@ class FakeXenForo(FakeServer):
 
     def thread_posts(self, thread: int | str, deleted: bool = False) -> list[dict]:
         tid = int(str(thread).rpartition(":")[2])
-        return [p for p in self.posts.values() if p["thread_id"] == tid
-                and (deleted or p["message_state"] == "visible")]
+        return [p for p in self._of_thread.get(tid, []) if deleted or p["message_state"] == "visible"]
 
     def pms_to(self, user: str) -> list[dict]:
         """The messages by others in the conversations `user` is in, oldest first."""
@@ -267,19 +271,18 @@ class FakeXenForo(FakeServer):
 
     def _visible_posts(self, t: dict, viewer: dict | None) -> list[dict]:
         staff = bool(viewer and viewer["is_moderator"])
-        return [self._post_json(p) for p in self.posts.values() if p["thread_id"] == t["thread_id"]
-                and (p["message_state"] == "visible" or staff)]
+        return [self._post_json(p) for p in self._of_thread.get(t["thread_id"], [])
+                if p["message_state"] == "visible" or staff]
 
     def _thread_json(self, t: dict) -> dict:
-        replies = sum(1 for p in self.posts.values() if p["thread_id"] == t["thread_id"]
-                      and p["message_state"] == "visible") - 1
+        replies = sum(1 for p in self._of_thread.get(t["thread_id"], []) if p["message_state"] == "visible") - 1
         return dict(t, reply_count=replies, view_url=f"{self.url}/threads/{t['thread_id']}/")
 
     def _post_json(self, p: dict) -> dict:
         return dict(p, view_url=f"{self.url}/posts/{p['post_id']}/")
 
     def _conv_json(self, c: dict) -> dict:
-        count = sum(1 for m in self.messages.values() if m["conversation_id"] == c["conversation_id"])
+        count = len(self._of_conv.get(c["conversation_id"], []))
         return dict(c, reply_count=count - 1, view_url=f"{self.url}/conversations/{c['conversation_id']}/")
 
     def _thread(self, tid: int, viewer: dict | None) -> dict:
@@ -360,8 +363,7 @@ class FakeXenForo(FakeServer):
                 c = self.convs.get(int(m.group(1)))
                 if c is None or viewer["user_id"] not in c["recipients"]:
                     raise _not_found("conversation")
-                msgs = [self.messages[i] for i in sorted(self.messages) if self.messages[i]["conversation_id"] == c["conversation_id"]]
-                chunk, pagination = self._page(msgs, q)
+                chunk, pagination = self._page(list(self._of_conv.get(c["conversation_id"], [])), q)
                 return 200, {"messages": chunk, "pagination": pagination}
             if method == "GET":
                 mine = [self._conv_json(c) for c in self.convs.values() if viewer["user_id"] in c["recipients"]]
@@ -402,7 +404,11 @@ class FakeXenForo(FakeServer):
         fake = self
 
         class Handler(JSONHandler):
-            protocol_version = "HTTP/1.1"
+            protocol_version = "HTTP/1.1"  # keep-alive, as a real site behind a web server
+
+            def setup(self):
+                super().setup()
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms stalls
 
             def _serve(self, method: str):
                 url = urlparse(self.path)
