@@ -107,13 +107,17 @@ class XenForoReads(XenForoHTTP):
             if self.node is not None and games:
                 for page in range(1, LIST_PAGES + 1):
                     items, last = self._listing(page)
+                    fresh = False  # a game thread on this page moved since it was read
                     for item in items:
                         stamp = int(item.get("last_post_date") or 0)
                         newest = stamp if newest is None or stamp > newest else newest
-                        if int(item.get("thread_id") or 0) in games:
-                            changed[int(item["thread_id"])] = item
+                        tid = int(item.get("thread_id") or 0)
+                        if tid in games:
+                            changed[tid] = item
+                            fresh = fresh or int(item.get("last_post_id") or 0) > int((known.get(str(tid)) or [0])[0])
                     oldest = min((int(x.get("last_post_date") or 0) for x in items), default=0)
-                    if not items or page >= last or at is None or oldest < at:
+                    # down to the bookmark: past it, or at its second with nothing moved on the page
+                    if not items or page >= last or at is None or oldest < at or (oldest == at and not fresh):
                         reached = True
                         break
                 if not reached:
@@ -231,21 +235,22 @@ class XenForoReads(XenForoHTTP):
                 data = self._get("/conversations", {"page": page}) or {}
                 items = [c for c in data.get("conversations") or [] if isinstance(c, dict)]
                 last = int(((data.get("pagination") or {}).get("last_page")) or 1)
-                stop = False
+                fresh = False  # a conversation on this page moved since it was read
                 for c in items:
                     stamp = int(c.get("last_message_date") or 0)
-                    if at is not None and stamp < at:
-                        stop = True
-                        break
                     newest = stamp if newest is None or stamp > newest else newest
                     read = known.get(str(c["conversation_id"]), [0, 0, None])
                     if int(c.get("last_message_id") or 0) <= int(read[0]):
                         continue
+                    fresh = True
                     if self._mine(c) and not int(c.get("reply_count") or 0):  # the bot's own PM, unanswered
                         known[str(c["conversation_id"])] = [int(c["last_message_id"]), 1, True]
                         continue
                     changed.append(c)
-                if stop or not items or page >= last:
+                oldest = min((int(c.get("last_message_date") or 0) for c in items), default=0)
+                # Down to the bookmark: past it, or at its second with nothing moved on the page
+                # (the bot's own burst of PMs shares a second; a page of them is not read again).
+                if not items or page >= last or (at is not None and (oldest < at or oldest == at and not fresh)):
                     break
             for c in changed:
                 msgs, done = self._conversation(c, known)
