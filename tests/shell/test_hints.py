@@ -35,7 +35,7 @@ def test_a_quoted_spoiler_is_still_a_quote(table):
     assert "dave" not in t.state.votes and "erin" not in t.state.votes
 
 
-@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown (BBCode: test_xenforo)
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_a_cyrillic_vote_is_not_counted_and_gets_one_private_hint(table):
     t = table()
     at_vote(t)

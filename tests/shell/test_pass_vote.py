@@ -6,7 +6,7 @@ import pytest
 from tests.fakes.table import NAMES
 
 
-@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown (BBCode: test_xenforo)
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_pass_in_a_team_vote_is_an_abstention_and_the_answer_says_so(table):
     t = table()
     t.propose()
