@@ -93,6 +93,16 @@ def xenforo_checks(forum: "XenForoForum", nodes: list[str], username: str | None
             yield FAIL, label, f"{name} may not post new threads in {f.get('title')} (its permissions, {GUIDE})"
         else:
             yield OK, label, f"{f.get('title')} takes new threads from {name}"
+    try:
+        marks = forum.own_marks()
+    except ForumError as e:
+        yield WARN, "marker", f"the bot's recent posts cannot be read: {e}"
+    else:
+        if marks:
+            yield OK, "marker", "the bot's recent posts keep their invisible marker"
+        else:
+            yield SKIP, "marker", ("no marker in the bot's recent posts: it has posted nothing yet, or the forum "
+                                   "drops an empty [USER] tag (then a post may go out twice after a timeout)")
     if me.get("can_start_conversation") is False:
         yield FAIL, "conversations", (f"{name} may not start conversations: it could not deal roles "
                                       f"(its group's permissions, {GUIDE})")

@@ -22,6 +22,7 @@ Guessed (the documentation is silent; the safe reading is taken): no API-wide ra
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import deque
@@ -35,6 +36,7 @@ from .base import ForumError, LoginFailed, PermanentError, TransientError, Uncer
 from .retries import read_wait
 
 FLOOD = "must_wait_x_seconds_before_performing_this_action"
+_WAIT = re.compile(r"must wait at least (\d{1,6}) seconds", re.I)
 
 
 class _Retry(Exception):
@@ -58,8 +60,12 @@ def said(payload) -> str:
 
 
 def flood_wait(payload) -> float | None:
-    """The seconds the flood check asks to wait, if this answer is one."""
+    """The seconds the flood check asks to wait, if this answer is one (by its code, or by
+    its English words where an add-on or a version names it otherwise)."""
     for e in errors_of(payload):
+        words = _WAIT.search(str(e.get("message") or ""))
+        if e.get("code") != FLOOD and words:
+            return max(1.0, float(words.group(1)))
         if e.get("code") == FLOOD:
             params = e.get("params")
             params = params if isinstance(params, dict) else {}

@@ -27,6 +27,7 @@ posts, the bot's conversations, and the re-check of posts for edits.
 """
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime, timezone
 from typing import Sequence
@@ -43,6 +44,7 @@ PM_READS = 3  # pages of one conversation's new messages read in one fetch
 PM_KEEP = 500  # conversations remembered in the bookmark
 RECHECK_POSTS = 5  # posts off the pages just read that one recheck reads by id
 _ICODE = re.compile(r"\[(/?)icode\]", re.I)
+log = logging.getLogger("adapters.xenforo")
 
 
 def thread_of(ref: str | None) -> int | None:
@@ -82,6 +84,7 @@ class XenForoReads(XenForoHTTP):
         self._rechecked: dict[int, float] = {}
         self._first_posts: dict[int, int] = {}  # thread id -> its first post's id
         self.gaps = 0
+        self._disordered = False  # the conversation list was seen out of order
 
     # --- the game threads -----------------------------------------------------------
 
@@ -247,10 +250,18 @@ class XenForoReads(XenForoHTTP):
                         known[str(c["conversation_id"])] = [int(c["last_message_id"]), 1, True]
                         continue
                     changed.append(c)
-                oldest = min((int(c.get("last_message_date") or 0) for c in items), default=0)
+                stamps = [int(c.get("last_message_date") or 0) for c in items]
+                oldest = min(stamps, default=0)
+                # The list is assumed newest first (as the web list): if a page is not, every page
+                # is read (PM_PAGES), so that nothing is missed, and the log says so once.
+                ordered = all(a >= b for a, b in zip(stamps, stamps[1:]))
+                if not ordered and not self._disordered:
+                    self._disordered = True
+                    log.warning("XenForo's conversation list is not newest first: reading %d pages a poll", PM_PAGES)
                 # Down to the bookmark: past it, or at its second with nothing moved on the page
                 # (the bot's own burst of PMs shares a second; a page of them is not read again).
-                if not items or page >= last or (at is not None and (oldest < at or oldest == at and not fresh)):
+                if not items or page >= last or (ordered and at is not None
+                                                 and (oldest < at or oldest == at and not fresh)):
                     break
             for c in changed:
                 msgs, done = self._conversation(c, known)

@@ -291,9 +291,29 @@ def doctor(fake, forum=None, nodes=("2",), username="forumbot"):
 def test_doctor_on_xenforo(fake):
     lines = doctor(fake)
     assert [(s, n) for s, n, _ in lines] == [("ok", "login"), ("ok", "scopes"), ("ok", "node 2"),
-                                             ("ok", "conversations")]
+                                             ("skip", "marker"), ("ok", "conversations")]
     assert not fake.bodies or all(p != "/api/threads" for _, p, _ in fake.bodies)
     assert fake.mutations == 0  # nothing was posted
+
+
+def test_doctor_finds_the_marker_in_the_bots_posts(xtable, fake):
+    xtable()
+    assert {n: s for s, n, _ in doctor(fake)}["marker"] == "ok"
+    for p in fake.posts.values():  # a forum that dropped the empty tag
+        p["message"] = p["message"].replace("[USER=fb:", "[USER=0")
+    for m in fake.messages.values():
+        m["message"] = m["message"].replace("[USER=fb:", "[USER=0")
+    assert {n: s for s, n, _ in doctor(fake)}["marker"] == "skip"
+
+
+def test_the_flood_check_is_known_by_its_words_too():
+    from adapters.xenforo_http import flood_wait
+
+    assert flood_wait({"errors": [{"code": "must_wait_x_seconds_before_performing_this_action",
+                                   "message": "You must wait", "params": {"count": 12}}]}) == 12
+    assert flood_wait({"errors": [{"code": "th_flood_custom", "message": "You must wait at least 7 seconds "
+                                   "before performing this action.", "params": []}]}) == 7
+    assert flood_wait({"errors": [{"code": "do_not_have_permission", "message": "No.", "params": []}]}) is None
 
 
 def test_doctor_names_what_is_wrong(fake):

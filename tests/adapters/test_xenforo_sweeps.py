@@ -242,3 +242,47 @@ def test_the_bad_input_corpus(db, bot, path):
         assert after == events and len(new) == 1 and case.get("reply", "") in new[0], new
     else:
         assert after[len(events):] and len(new) <= 1
+
+
+# --- whole games through `forumbot run --once` ---------------------------------------------
+
+
+def cli_game_on_xenforo(preset: str, seed: int, tmp_path, monkeypatch):
+    """A whole game of `preset` on the fake XenForo, the bot run only through the command line
+    (`run --once`, one run a step): its export, as is and with the forum's ids normalized."""
+    from forumbot.shell import moderator
+    from tests.cli.test_forums_cli import normalized
+    from tests.fakes.cli_table import CliTable, with_clock
+    from tests.fakes.xenforo import settings_section
+
+    clock = Clock()
+    monkeypatch.setattr(moderator, "Moderator", with_clock(clock))  # the class `run` makes
+    fake = FakeXenForo(clock=lambda: clock().timestamp()).start()
+    path = tmp_path / "xenforo.ini"
+    path.write_text(f"[bot]\nforum = xenforo\npoll_interval = 1d\n\n[database]\nurl = sqlite:///{tmp_path}/xf.db\n\n"
+                    + settings_section(fake))
+    n, extra = GAMES[preset]
+    try:
+        t = CliTable("xenforo", fake, XenForoPeople(fake), clock, str(path), NAMES[:n])
+        for name in ["host", *t.players]:  # members: a conversation with anyone else is refused
+            fake.user(name)
+        t.start(preset=preset, extra=extra)
+        play(t, seed, act=t.settle)
+        t.settle()
+        export = t.export()
+        return export, normalized(export, t.game), t
+    finally:
+        fake.stop()
+        store.close()
+
+
+@pytest.mark.long  # (a game on XenForo and one on Reddit, a process start each step: heavy)
+@pytest.mark.parametrize("preset", list(GAMES))
+def test_a_whole_game_through_run_once_exports_the_same_as_on_reddit(preset, tmp_path, monkeypatch):
+    from tests.cli.test_forums_cli import cli_game
+
+    x_export, x_same, x = cli_game_on_xenforo(preset, 11, tmp_path, monkeypatch)
+    _, r_same, _ = cli_game("reddit", preset, 11, tmp_path, monkeypatch)
+    assert x_export["status"] == "finished" and x_export["thread"].startswith(x.fake.url + "/threads/")
+    assert x_same == r_same
+    assert x.runs > 20  # the game was played one `run --once` at a time
