@@ -65,6 +65,14 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
             # Discourse allows 60 requests a minute for all of a site's admin keys, reads included
             writes_per_minute=40, checks="adapters:discourse_doctor",
             optional=("category", "max_post_length")),
+    Adapter("xenforo", "adapters.xenforo:XenForoForum",
+            needs={"url": "the forum's address, like https://forum.example.org (the API is under /api/)",
+                   "api_key": "a key for the bot's account (Setup > API keys, a super administrator's)",
+                   "api_user": "the bot's username"},
+            guide="Hosting on XenForo", bot_name_key="api_user",
+            # the flood check, not a request budget, limits a bot without its bypass
+            writes_per_minute=60, checks="adapters:xenforo_doctor",
+            optional=("node", "user_id")),
 )}
 
 
@@ -74,3 +82,11 @@ def discourse_doctor(forum, section: dict[str, str], game_threads: list[str]):
 
     categories = [x for x in [section.get("category")] if x]
     yield from discourse_checks(forum, categories, username=section.get("api_username"))
+
+
+def xenforo_doctor(forum, section: dict[str, str], game_threads: list[str]):
+    """`forumbot doctor` on XenForo: the key, the bot's account, the scopes, the game forum."""
+    from .xenforo_checks import xenforo_checks  # (requests loads only for a doctor of XenForo)
+
+    nodes = [x for x in [section.get("node")] if x]
+    yield from xenforo_checks(forum, nodes, username=section.get("api_user"))

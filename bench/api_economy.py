@@ -1,8 +1,8 @@
-"""Requests per cycle against the fake Reddit (or the fake Discourse) with G = 1, 10, 100
-and 1,000 running games in one subreddit (category): a quiet cycle (nothing new) and a
-busy one (one new vote in every game).
+"""Requests per cycle against the fake Reddit (or the fake Discourse, or the fake XenForo)
+with G = 1, 10, 100 and 1,000 running games in one subreddit (category, game forum): a
+quiet cycle (nothing new) and a busy one (one new vote in every game).
 
-    .venv/bin/python bench/api_economy.py [--forum reddit|discourse] [G ...]
+    .venv/bin/python bench/api_economy.py [--forum reddit|discourse|xenforo] [G ...]
 
 The games are put straight into the store (dealt by the rules, threads made on the fake),
 then the bot runs in-process with real praw (or the Discourse adapter on requests). Reads
@@ -33,11 +33,13 @@ import praw  # noqa: E402
 from adapters.discourse import DiscourseForum  # noqa: E402
 from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS  # noqa: E402
 from adapters.reddit import RedditForum  # noqa: E402
+from adapters.xenforo import XenForoForum  # noqa: E402
 from forumbot import store  # noqa: E402
 from forumbot.rules import make_config, start  # noqa: E402
 from forumbot.shell.moderator import Moderator  # noqa: E402
 from tests.fakes.discourse import FakeDiscourse  # noqa: E402
 from tests.fakes.reddit import FakeReddit  # noqa: E402
+from tests.fakes.xenforo import FakeXenForo  # noqa: E402
 
 SUB = "resistancegames"
 CATEGORY = "games"
@@ -104,7 +106,33 @@ class DiscourseSite:
         return True
 
 
-SITES = {"reddit": RedditSite, "discourse": DiscourseSite}
+class XenForoSite:
+    """The fake XenForo: threads are the bot's in its game forum (node 2), players reply;
+    there is no site-wide listing of new posts, so the forum's threads are listed by last
+    post date and only those that moved are read."""
+    name = "xenforo"
+
+    def __init__(self, clock):
+        self.fake = FakeXenForo(clock=lambda: clock().timestamp()).start()
+
+    def thread(self, g: int) -> str:
+        t = self.fake.new_thread("forumbot", 2, f"Game number {g} of the bench", "The opening post of this game.")
+        return f"thread:{t['thread_id']}"
+
+    def say(self, author: str, thread: str, body: str) -> None:
+        self.fake.reply(author, thread, body)
+
+    def forum(self, clock):
+        return XenForoForum.from_settings(self.fake.settings(), monotonic=lambda: clock().timestamp())
+
+    def config(self) -> dict:
+        return {}
+
+    def counted(self, path: str) -> bool:
+        return True
+
+
+SITES = {"reddit": RedditSite, "discourse": DiscourseSite, "xenforo": XenForoSite}
 
 
 def seed_games(site, games: int) -> list[tuple[store.Game, list[str], str]]:

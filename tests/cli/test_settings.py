@@ -71,7 +71,7 @@ def test_a_forum_is_found_through_the_adapter_registry(tmp_path, monkeypatch):
     forum = make_forum(s)
     assert s.bot_name == "gm" and forum.bot_name == "gm" and forum.site == "https://x.example"
     p.write_text("[bot]\nforum = nowhere\n")
-    with pytest.raises(SettingsError, match="must be local, reddit, discourse or elsewhere"):
+    with pytest.raises(SettingsError, match="must be local, reddit, discourse, xenforo or elsewhere"):
         load_settings(str(p))
 
 

@@ -1,7 +1,7 @@
 """A bot on any forum, wired once for every test: the forum's adapter (the local forum in
 SQLite, real praw against the fake Reddit, the Discourse adapter against the fake
 Discourse), the people who post and send PMs there, the test's clock, and the moderator the
-bot runs. `make_bot(kind, clock)` builds one; the `bot` fixture (conftest.py) builds them
+bot runs. `make_bot(kind, clock)` builds one (kind: one of FORUMS); the `bot` fixture (conftest.py) builds them
 for a test and stops their fake servers after it.
 
     b = make_bot("discourse", clock)
@@ -28,8 +28,9 @@ from tests.fakes.table import (
     Table,
     discourse_forum,
 )
+from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, xenforo_forum
 
-FORUMS = ("local", "reddit", "discourse")
+FORUMS = ("local", "reddit", "discourse", "xenforo")
 NO_WAITS = {"backoff": 0, "max_wait": 0}  # forum_kw of a Reddit adapter that never sleeps between tries
 
 
@@ -50,7 +51,7 @@ class Bot:
         """A scripted table of `players` (a number of NAMES, or the names), its game started by
         a `new game` PM with the config's `kw` (preset, extra, seed, host) unless start=False."""
         names = NAMES[:players] if isinstance(players, int) else list(players)
-        cls = DiscourseTable if self.kind == "discourse" else Table
+        cls = {"discourse": DiscourseTable, "xenforo": XenForoTable}.get(self.kind, Table)
         t = cls(self.forum, self.people, self.clock, players=names, make_moderator=self.moderator)
         t.fake = self.fake
         return t.start(**kw) if start else t
@@ -63,8 +64,8 @@ class Bot:
 
 def make_bot(kind: str = "local", clock=None, *, fake=None, forum_clock=None, path: str = ":memory:",
              forum_kw=None, rules: bool = True, **mod_kw) -> Bot:
-    """The bot on a forum of `kind` ("local", "reddit" or "discourse") at `clock`. On Reddit
-    and Discourse a fake server is started unless `fake` is given (the Discourse one with the
+    """The bot on a forum of `kind` ("local", "reddit", "discourse" or "xenforo") at `clock`. On
+    the real forums a fake server is started unless `fake` is given (the Discourse one with the
     hosting guide's site settings). `forum_clock` is the time the forum stamps posts with (the
     bot's clock unless given: a forum whose clock is ahead or behind); `path` is the local
     forum's database; `forum_kw` goes to the adapter, `rules=False` lets players on the fake
@@ -87,4 +88,9 @@ def make_bot(kind: str = "local", clock=None, *, fake=None, forum_clock=None, pa
         forum_kw.setdefault("monotonic", lambda: clock().timestamp())
         forum = discourse_forum(fake, **forum_kw)
         return Bot(kind, forum, DiscoursePeople(fake, rules), clock, fake, own, **mod_kw)
+    if kind == "xenforo":
+        fake = fake or FakeXenForo(clock=lambda: stamps().timestamp()).start()
+        forum_kw.setdefault("monotonic", lambda: clock().timestamp())
+        forum = xenforo_forum(fake, **forum_kw)
+        return Bot(kind, forum, XenForoPeople(fake), clock, fake, own, **mod_kw)
     raise ValueError(f"no such forum: {kind}")

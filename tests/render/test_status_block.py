@@ -1,6 +1,8 @@
 """The status block at the top of the opening post, edited in place after every change."""
 import re
 
+import pytest
+
 from forumbot import store
 
 
@@ -19,6 +21,7 @@ def block(t) -> str:
     return opening(t).split("\n\n---\n\n")[0]
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_the_block_follows_the_game_and_never_shows_a_vote(table, clock):
     t = table(5)
     first = opening(t)
@@ -47,6 +50,7 @@ def test_the_block_follows_the_game_and_never_shows_a_vote(table, clock):
     assert "The game is over: the Resistance won" in block(t) or "The game is over" in block(t)
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_edits_are_coalesced_to_one_per_game_per_cycle(table):
     t = table(5)
     if t.fake is None:

@@ -19,6 +19,7 @@ def at_vote(t):
     ("<i>reject</i>", "REJECT"),
     ("Approve.\n\nlow info, first round", "APPROVE"),
 ])
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_a_vote_not_in_bold_gets_one_private_answer(table, text, meant, request):
     if request.node.callspec.params["table"] == "discourse" and len(text) < 8:
         pytest.skip("Discourse refuses a post under 8 characters (its min_post_length)")

@@ -7,6 +7,7 @@ import pytest
 from forumbot import store
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_resistance_wins(table, clock):
     t = table(5)
     game = t.game
@@ -36,6 +37,7 @@ def test_resistance_wins(table, clock):
         assert v["leader"] in end
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_spies_win_by_missions_and_votes_are_tabled(table):
     t = table(5)
     spy = t.spies()[0]
@@ -78,6 +80,7 @@ def test_seven_players_two_fail_fourth_mission(table):
     assert any("2 were needed" in p for p in t.people.thread(t.game.thread))
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_votes_by_pm_are_acknowledged_and_counted(table):
     t = table(5)
     t.propose()
@@ -142,6 +145,7 @@ def test_bad_input_is_refused_with_a_reason_and_changes_nothing(table):
     assert any("not on the team" in p for p in t.people.pms_to("carol"))
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_bad_config_is_answered_with_every_problem(table):
     t = table(5)
     games = store.Game.select().count()
@@ -210,6 +214,7 @@ def test_hosts_allow_list(db, bot):
 AVALON = "plot_cards: false\nroles: [percival, morgana]\nlady_of_the_lake: true\n"
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_avalon_with_the_lady_and_the_assassin(table):
     t = table(7, preset="avalon", extra=AVALON)
     s = t.state
@@ -245,6 +250,7 @@ def test_avalon_with_the_lady_and_the_assassin(table):
     assert "names **" + merlin in t.people.thread(t.game.thread)[-1]
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_so_say_we_all_through_the_moderator(table):
     t = table(5, preset="so-say-we-all", extra="mission_cards: false\n")
     names = t.state.names

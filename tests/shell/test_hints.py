@@ -2,6 +2,8 @@
 span that is almost a command gets one private "did you mean" answer a phase, through
 the cycle, on the local forum and the fake Reddit. (The finder itself:
 tests/sweeps/test_hints_corpus.py.)"""
+import pytest
+
 from forumbot import store
 
 
@@ -33,6 +35,7 @@ def test_a_quoted_spoiler_is_still_a_quote(table):
     assert "dave" not in t.state.votes and "erin" not in t.state.votes
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_a_cyrillic_vote_is_not_counted_and_gets_one_private_hint(table):
     t = table()
     at_vote(t)

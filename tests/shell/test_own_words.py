@@ -103,6 +103,7 @@ def test_a_word_counts_as_a_whole_span_or_a_whole_line_case_and_punctuation_igno
     assert parse_comment("**win**", {}) == []  # another game's words count nowhere else
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_votes_and_orders_in_the_hosts_words_count_in_the_thread_and_by_pm(table):
     t = table(extra=WORDS)
     t.propose()

@@ -1,9 +1,12 @@
 """PASS during a team vote, with no card window open for the player (issue 24, item 3): an
 abstention (an APPROVE in avalon-2020), and its confirmation says so in words, by PM, whether
 it was written in the thread or by PM, so that a player who meant APPROVE sees it at once."""
+import pytest
+
 from tests.fakes.table import NAMES
 
 
+@pytest.mark.forums("local", "reddit", "discourse")  # its words are checked in Markdown
 def test_pass_in_a_team_vote_is_an_abstention_and_the_answer_says_so(table):
     t = table()
     t.propose()

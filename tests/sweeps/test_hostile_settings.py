@@ -74,6 +74,7 @@ KEYS = {
     "local": ["path", "bot_name"],
     "reddit": ["client_id", "username", "user_agent", "subreddit", *SECRET_KEYS],
     "discourse": ["url", "api_username", "category", "api_key"],
+    "xenforo": ["url", "api_user", "node", "user_id", "api_key"],
 }
 _KEYS = {name: st.sampled_from(keys) for name, keys in KEYS.items()}
 
@@ -87,7 +88,7 @@ def _value(draw, section: str, key: str) -> str:
     if key.lower() in ("url", "uri"):
         return draw(_url(_secret()))
     if key == "forum":
-        return draw(st.one_of(st.sampled_from(["local", "reddit", "discourse", "Local", "myspace", ""]), _text))
+        return draw(st.one_of(st.sampled_from(["local", "reddit", "discourse", "xenforo", "Local", "myspace", ""]), _text))
     if key == "log_level" or key == "log_format":
         return draw(st.one_of(st.sampled_from(["info", "DEBUG", "json", "text", "verbose"]), _text))
     if key in ("poll_interval", "writes_per_minute", "outage_grace", "poll_intervall"):
@@ -119,7 +120,7 @@ def _one_bad_value(draw) -> list[str]:
     """A sound file with one setting written badly (so that each setting's checks are reached)."""
     numbers = [("bot", k) for k in ("poll_interval", "writes_per_minute", "outage_grace")]
     section, key = draw(st.sampled_from(numbers * 4 + [(name, k) for name, keys in KEYS.items() for k in keys]))
-    forum = section if section in ("reddit", "discourse") else "local"
+    forum = section if section in ("reddit", "discourse", "xenforo") else "local"
     lines = ["[bot]", f"forum = {forum}"] if section != "bot" or key != "forum" else ["[bot]"]
     if section != "bot":
         lines.append(f"[{section}]")

@@ -1,0 +1,113 @@
+"""`forumbot doctor` on XenForo: the key works and acts as the bot, it has the scopes the bot
+needs, the game forum takes new threads from it, and it may start conversations.
+
+Nothing is posted. The write scopes are checked with a POST that carries no input:
+XenForo checks a controller's scope before anything else (preDispatchController's
+assertApiScopeByRequestMethod), so a missing scope answers 403 and a present one the 400
+of the missing input (`assertRequiredApiInput`), and nothing is created either way."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .base import ForumError, LoginFailed, PermanentError
+
+if TYPE_CHECKING:
+    from .xenforo import XenForoForum
+
+OK, FAIL, WARN, SKIP = "ok", "fail", "warn", "skip"
+GUIDE = 'docs/operating.md, "Hosting on XenForo"'
+READS = (("thread:read", "/forums/{node}"), ("conversation:read", "/conversations"))
+WRITES = (("thread:write", "/posts"), ("conversation:write", "/conversations"))
+
+
+def _scope_probe(forum: "XenForoForum", path: str) -> str | None:
+    """None if the key has the scope behind `path` (a POST with no input), else why not."""
+    try:
+        forum._write(path, {})
+    except PermanentError as e:
+        return str(e) if "scope" in str(e).lower() else None
+    except ForumError as e:
+        return str(e)
+    return None
+
+
+def xenforo_checks(forum: "XenForoForum", nodes: list[str], username: str | None = None):
+    """Yields (status, name, detail) for `forumbot doctor`."""
+    try:
+        me = (forum._get("/me") or {}).get("me") or {}
+    except LoginFailed as e:
+        yield FAIL, "login", str(e)
+        yield SKIP, "scopes", "not checked: the login failed"
+        return
+    except ForumError as e:
+        yield FAIL, "login", f"cannot use {forum.api}: {e}"
+        return
+    name = str(me.get("username") or "")
+    if not me.get("user_id") or not name:
+        yield FAIL, "login", ("the key acts as a guest: make a user key for the bot's account, or for a super "
+                              f"user key set [xenforo] user_id to the bot's user id ({GUIDE})")
+        return
+    if username and name.casefold() != username.casefold():
+        yield FAIL, "login", (f"the key acts as {name}, but [xenforo] api_user is {username}: the bot would take "
+                              "its own posts for players'")
+    else:
+        yield OK, "login", f"the API key acts as {name}"
+    missing = []
+    for scope, path in READS:
+        if "{node}" in path and forum.node is None:
+            continue
+        try:
+            forum._get(path.format(node=forum.node))
+        except PermanentError as e:
+            if "scope" in str(e).lower():
+                missing.append(scope)
+        except ForumError:
+            pass
+    for scope, path in WRITES:
+        if _scope_probe(forum, path) is not None:
+            missing.append(scope)
+    try:
+        forum._get("/users/find-name", {"username": name})
+    except PermanentError as e:
+        if "scope" in str(e).lower():
+            missing.append("user:read")
+    except ForumError:
+        pass
+    if missing:
+        yield FAIL, "scopes", f"the key lacks {', '.join(missing)}: add them in Setup > API keys ({GUIDE})"
+    else:
+        yield OK, "scopes", "thread:read, thread:write, conversation:read, conversation:write, user:read"
+    if not nodes:
+        yield WARN, "node", "none configured: set [xenforo] node (the forum new game threads go in)"
+    for ref in nodes:
+        label = f"node {ref}"
+        try:
+            f = (forum._get(f"/forums/{int(ref)}") or {}).get("forum") or {}
+        except (ValueError, TypeError):
+            yield FAIL, label, "not a node id (a number)"
+            continue
+        except ForumError as e:
+            yield FAIL, label, f"cannot be read: {e}"
+            continue
+        if f.get("can_create_thread") is False:
+            yield FAIL, label, f"{name} may not post new threads in {f.get('title')} (its permissions, {GUIDE})"
+        else:
+            yield OK, label, f"{f.get('title')} takes new threads from {name}"
+    try:
+        marks = forum.own_marks()
+    except ForumError as e:
+        yield WARN, "marker", f"the bot's recent posts cannot be read: {e}"
+    else:
+        if marks:
+            yield OK, "marker", "the bot's recent posts keep their invisible marker"
+        else:
+            yield SKIP, "marker", ("no marker in the bot's recent posts: it has posted nothing yet, or the forum "
+                                   "drops an empty [USER] tag (then a post may go out twice after a timeout)")
+    if me.get("can_start_conversation") is False:
+        yield FAIL, "conversations", (f"{name} may not start conversations: it could not deal roles "
+                                      f"(its group's permissions, {GUIDE})")
+    elif me.get("can_start_conversation") is True:
+        yield OK, "conversations", f"{name} may start conversations"
+    else:
+        yield SKIP, "conversations", f"the forum does not say whether {name} may start conversations ({GUIDE})"
+
