@@ -58,6 +58,10 @@ class Game(BaseModel):
     thread_url = CharField(null=True)
     created_at = DateTimeField()
     next_deadline = DateTimeField(null=True, index=True)
+    # When the game's open phase opened: a copy of its state's, kept with each change, so
+    # that a restarted bot finds the comments its edit re-check watches without replaying
+    # every game (null: not known yet; the state is the truth and corrects it when rebuilt).
+    phase_opened = DateTimeField(null=True)
 
     @property
     def tag(self) -> str:

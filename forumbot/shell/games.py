@@ -30,9 +30,11 @@ ENDED = {"aborted": "aborted", "abandoned": "abandoned"}  # a game's status by h
 
 
 class GameBook:
-    """The games of one forum: rows read once a cycle, states kept between cycles (rebuilt
-    from the log when needed), and every change of a game through `apply`/`commit`, inside
-    a `unit` (one transaction) that also writes the status blocks it changed."""
+    """The games of one forum: rows and states kept between cycles (the rows read once, the
+    states rebuilt from the log when needed; all read again after a rollback, or when
+    another bot has worked on the database meanwhile), and every change of a game through
+    `apply`/`commit`, inside a `unit` (one transaction) that also writes the status blocks
+    it changed."""
 
     def __init__(self, forum: Forum, clock: Callable[[], datetime]):
         self.forum = forum
@@ -52,8 +54,15 @@ class GameBook:
     # --- rows ----------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read the rows again when next asked (each cycle, and after a rollback)."""
+        """Read the rows again when next asked."""
         self._rows = None
+
+    def new_cycle(self) -> None:
+        """A cycle begins: the games that ended are no longer kept (their rows and states)."""
+        if self._rows is not None and any(g.status not in LIVE for g in self._rows.values()):
+            self._rows = {gid: g for gid, g in self._rows.items() if g.status in LIVE}
+            for gid in [gid for gid in self._states if gid not in self._rows]:
+                self.forget(gid)
 
     def _live(self) -> dict[int, Game]:
         if self._rows is None:
@@ -93,14 +102,32 @@ class GameBook:
     # --- states --------------------------------------------------------------------
 
     def state(self, game: Game) -> GameState:
-        """The live state of a game: cached, rebuilt by replaying its log when needed."""
+        """The live state of a game: cached, rebuilt by replaying its log when needed (and
+        then the row's copy of when its phase opened is checked against it)."""
         cached = self._states.get(game.id)
         if cached is None:
             events = store.game_events(game)
             cached = replay(game.game_config(), game.seed, events)
             self._states[game.id] = cached
             self._seq[game.id] = len(events)
+            opened = _naive_or_none(cached.phase_opened_at)
+            if opened != _naive_or_none(game.phase_opened):
+                if game.phase_opened is not None:
+                    log.warning("%s: the stored opening of its phase (%s) was not its log's (%s)",
+                                game.tag, game.phase_opened, opened)
+                game.phase_opened = opened
+                Game.update(phase_opened=opened).where(Game.id == game.id).execute()
         return cached
+
+    def phase_opened(self, game: Game) -> datetime | None:
+        """When the game's open phase opened: its state's when the state is at hand, else the
+        row's copy (no replay), else the state's (rebuilt)."""
+        cached = self._states.get(game.id)
+        if cached is not None:
+            return cached.phase_opened_at
+        if game.phase_opened is not None:
+            return store.aware(game.phase_opened)
+        return self.state(game).phase_opened_at
 
     def forget(self, game_id: int) -> None:
         self._states.pop(game_id, None)
@@ -149,9 +176,12 @@ class GameBook:
         due = deadlines.next_wakeup(state)
         status = ENDED.get(state.win_reason or "", "finished") if state.phase == FINISHED else game.status
         deadline = store.naive(due) if due else None
-        if deadline != _naive_or_none(game.next_deadline) or status != game.status:
+        opened = _naive_or_none(state.phase_opened_at)
+        if (deadline != _naive_or_none(game.next_deadline) or status != game.status
+                or opened != _naive_or_none(game.phase_opened)):
             game.next_deadline = deadline
             game.status = status
+            game.phase_opened = opened
             game.save()
 
     def set_block(self, game: Game, block: str) -> None:

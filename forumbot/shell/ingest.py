@@ -20,7 +20,7 @@ from ..render import ops
 from ..render import replies as words
 from ..render.subjects import subject
 from ..store import Game, Inbound, db
-from .games import GameBook
+from .games import LIVE, GameBook
 from .horizon import Horizon
 from .inbox import Inbox
 from .replies import Answers
@@ -70,6 +70,19 @@ class Ingest:
         self.recheck_limit: int = RECHECK_LIMIT or forum.traits.recheck_batch  # (the moderator sets it)
         self.read_failures: dict[str, str] = {}
         self._recheck_from = 0  # where the next cycle's edit re-check starts
+        # The command comments the edit re-check watches (those of each game's open phase
+        # not noted yet), by id in id order, read from the store once and then kept: the
+        # comments handled since are added, and a game's are filtered again when its phase
+        # changes (None: read them from the store when next needed).
+        self._watched: dict[int, Inbound] | None = None
+        self._watched_games: dict[int, tuple[object, set[int]]] = {}  # game -> (its phase's opening, its rows)
+        self._handled: list[Inbound] = []  # command comments handled since the last re-check
+
+    def forget(self) -> None:
+        """The comments the edit re-check watches are read from the store when next needed."""
+        self._watched = None
+        self._watched_games = {}
+        self._handled = []
 
     def fetch(self) -> int:
         threads = sorted({g.thread for g in self.book.live() if g.thread is not None})
@@ -122,10 +135,7 @@ class Ingest:
         games = {g.id: g for g in self.book.running()}
         if not games:
             return 0
-        rows = [r for r in Inbound.select().where(
-            (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
-            & (Inbound.note == "") & Inbound.game.in_(list(games))).order_by(Inbound.id)
-            if store.aware(r.created) >= (self._opened_at(games[cast(int, r.game)]) or store.aware(r.created))]
+        rows = self._watching(games)
         if not rows:
             return 0
         # One info() request of recheck_limit comments a cycle; with more, they take turns.
@@ -142,11 +152,67 @@ class Ingest:
                 row.note = "edited"
                 row.save()
                 self.answers.reply(row, games[cast(int, row.game)], words.edit_ignored(), 99, private=False)
+            self._unwatch(row)
             noticed += 1
         return noticed
 
-    def _opened_at(self, game: Game) -> datetime | None:
-        return self.book.state(game).phase_opened_at
+    def _watching(self, games: dict[int, Game]) -> list[Inbound]:
+        """The command comments of the running games' open phases not noted yet, by id."""
+        if self._watched is None:  # (those handled meanwhile are in the store too)
+            self._handled = []
+            self._watched, self._watched_games = {}, {}
+            self._watch(Inbound.select().join(Game, on=(Inbound.game == Game.id)).where(
+                (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
+                & (Inbound.note == "") & Game.status.in_(LIVE) & (Game.forum == self.forum.name)
+                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened))))
+        live = {g.id for g in self.book.live()}
+        for gid, (opened, ids) in list(self._watched_games.items()):
+            if gid not in live:  # its game is over
+                for i in ids:
+                    self._watched.pop(i, None)
+                del self._watched_games[gid]
+            elif gid in games and self.book.phase_opened(games[gid]) != opened:  # a new phase
+                self._watched_games[gid] = (self.book.phase_opened(games[gid]), ids)
+                self._keep_open(gid)
+        handled, self._handled = self._handled, []
+        self._watch(handled)
+        return [r for i in sorted(self._watched) if (r := self._watched[i]).game in games]
+
+    def _watch(self, rows) -> None:
+        """Watch these comments, those of a live game's open phase."""
+        assert self._watched is not None
+        for r in rows:
+            gid = cast(int, r.game)
+            if gid not in self._watched_games:
+                game = self.book.get(gid)
+                if game is None or game.status not in LIVE:
+                    continue
+                opened = self.book.phase_opened(game) if game.status == "running" else None
+                self._watched_games[gid] = (opened, set())
+            self._watched[r.id] = r
+            self._watched_games[gid][1].add(r.id)
+            self._keep_open(gid, [r.id])
+
+    def _keep_open(self, gid: int, ids: list[int] | None = None) -> None:
+        """Of a game's watched comments (or of `ids` among them), only those of its open phase stay."""
+        assert self._watched is not None
+        opened, watched = self._watched_games[gid]
+        if opened is None:  # (sign-ups, or a phase with no time: every one stays)
+            return
+        for i in list(watched if ids is None else ids):
+            if store.aware(self._watched[i].created) < cast(datetime, opened):
+                del self._watched[i]
+                watched.discard(i)
+
+    def _unwatch(self, row: Inbound) -> None:
+        if self._watched is not None and self._watched.pop(row.id, None) is not None:
+            self._watched_games[cast(int, row.game)][1].discard(row.id)
+
+    def _handled_now(self, rows: list[Inbound]) -> None:
+        """Messages handled (committed): the command comments among them are watched for edits."""
+        if self._watched is not None:
+            self._handled += [r for r in rows if r.kind == "comment" and r.commands and r.game is not None
+                              and not r.note and r.state == "done"]
 
     def process_inbox(self) -> int:
         """Every new message, oldest first. What is not handled now (a flood's excess, a
@@ -212,6 +278,7 @@ class Ingest:
             return False
         for row in rows:
             row.state = "done"
+        self._handled_now(rows)
         return True
 
     def _one(self, row: Inbound) -> int | None:
@@ -225,6 +292,7 @@ class Ingest:
                 self._timed(row)
                 row.state = "done"
                 row.save()
+            self._handled_now([row])
         except OverBudget:
             self._interrupted()
             self._set_aside(row, "over its CPU budget")
