@@ -50,12 +50,17 @@ class GameBook:
         self._dirty: set[int] = set()  # games the open unit changed
         self._blocks: dict[int, str] = {}  # status blocks the open unit changed
         self._depth = 0  # units open
+        self._changed: set[int] = set()  # games changed (or rebuilt) since `take_changed`
+        # The live games by thread, as of people_version (which a new game, a game's start
+        # or a rollback bumps; a thread that comes later drops it too)
+        self._by_thread: tuple[int, dict[str | None, list[Game]]] | None = None
 
     # --- rows ----------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Read the rows again when next asked."""
         self._rows = None
+        self._by_thread = None
 
     def new_cycle(self) -> None:
         """A cycle begins: the games that ended are no longer kept (their rows and states)."""
@@ -89,7 +94,14 @@ class GameBook:
     def in_thread(self, thread: str | None, at: datetime) -> list[Game]:
         """The games of a thread created by `at`, oldest first: the live ones from the
         cache; only a thread with none of those is looked up (a finished game's thread)."""
-        live = [g for g in self.live() if g.thread == thread and store.aware(g.created_at) <= at]
+        index = self._by_thread
+        if index is None or index[0] != self.people_version:
+            by: dict[str | None, list[Game]] = {}
+            for g in self._live().values():
+                by.setdefault(g.thread, []).append(g)
+            index = self._by_thread = (self.people_version, by)
+        live = [g for g in index[1].get(thread, ()) if g.status in LIVE and g.thread == thread
+                and store.aware(g.created_at) <= at]
         if live:
             return live
         return list(Game.select().where((Game.thread == thread) & (Game.forum == self.forum.name)
@@ -117,7 +129,13 @@ class GameBook:
                                 game.tag, game.phase_opened, opened)
                 game.phase_opened = opened
                 Game.update(phase_opened=opened).where(Game.id == game.id).execute()
+                self._changed.add(game.id)
         return cached
+
+    def take_changed(self) -> set[int]:
+        """The games changed, or rebuilt from their log, since this was last asked."""
+        changed, self._changed = self._changed, set()
+        return changed
 
     def phase_opened(self, game: Game) -> datetime | None:
         """When the game's open phase opened: its state's when the state is at hand, else the
@@ -162,6 +180,7 @@ class GameBook:
             self._states[game.id] = state
             self._seq[game.id] = first + len(events) - 1
         self._dirty.add(game.id)
+        self._changed.add(game.id)
         started = any(e.type == "game_started" for e in events)
         if started or any(e.type == "player_replaced" for e in events):
             self.people_version += 1
@@ -266,6 +285,7 @@ class GameBook:
 
     def tell_host_started(self, game: Game, where: str) -> None:
         """The host learns where the game (or its sign-ups) runs, once its thread exists."""
+        self._by_thread = None  # (found in its thread from now on)
         if game.status == "signup":
             out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
                            subject=subject("signups_open", game.tag),

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import cast
 
-from peewee import Case
-
 from adapters.base import Forum, Outgoing
 
 from .. import db_trouble, store
@@ -20,10 +18,11 @@ from ..render import ops
 from ..render import replies as words
 from ..render.subjects import subject
 from ..store import Game, Inbound, db
-from .games import LIVE, GameBook
+from .games import GameBook
 from .horizon import Horizon
 from .inbox import Inbox
 from .replies import Answers
+from .watched import Watched
 
 BATCH = 100  # messages handled in one transaction (one falls back to its own on trouble)
 
@@ -70,29 +69,27 @@ class Ingest:
         self.recheck_limit: int = RECHECK_LIMIT or forum.traits.recheck_batch  # (the moderator sets it)
         self.read_failures: dict[str, str] = {}
         self._recheck_from = 0  # where the next cycle's edit re-check starts
-        # The command comments the edit re-check watches (those of each game's open phase
-        # not noted yet), by id in id order, read from the store once and then kept: the
-        # comments handled since are added, and a game's are filtered again when its phase
-        # changes (None: read them from the store when next needed).
-        self._watched: dict[int, Inbound] | None = None
-        self._watched_games: dict[int, tuple[object, set[int]]] = {}  # game -> (its phase's opening, its rows)
-        self._handled: list[Inbound] = []  # command comments handled since the last re-check
+        self.watched = Watched(forum.name, book)  # the comments it looks at
+        self._cursor: dict | None = None  # the forum's bookmarks as the store holds them (None: read them)
 
     def forget(self) -> None:
-        """The comments the edit re-check watches are read from the store when next needed."""
-        self._watched = None
-        self._watched_games = {}
-        self._handled = []
+        """What is kept between cycles (the bookmarks, the comments the edit re-check looks
+        at) is read from the store when next needed."""
+        self.watched.forget()
+        self._cursor = None
 
     def fetch(self) -> int:
         threads = sorted({g.thread for g in self.book.live() if g.thread is not None})
         started = self.clock()
-        cursor = store.get_cursor(self.forum.name)
+        if self._cursor is None:  # (the forum's bookmarks: only this bot writes them)
+            self._cursor = store.get_cursor(self.forum.name)
+        cursor = self._cursor
         fetched = self.forum.fetch(threads, dict(cursor))
         read_at = self.clock()  # a command counts at the forum's stamp, capped at this (a forum clock ahead)
         self.read_failures = dict(fetched.failed)
         for thread, why in fetched.failed.items():
             log.error("reading %s failed: %s (its deadlines wait)", thread, why)
+        self._cursor = None  # (read again, unless what follows is committed)
         with db.atomic():
             stored = self._stored([m.id for m in fetched.inbound])  # (read again: an overlap, a PM left unread)
             store.store_inbound(self.forum.name, [m for m in fetched.inbound if m.kind in ("comment", "pm")],
@@ -105,6 +102,8 @@ class Ingest:
             for thread, since in self.horizon.read(started, threads, waiting, stamps).items():
                 if thread in fetched.failed and (started - since).total_seconds() >= UNREADABLE_NOTICE:
                     self._tell_hosts_unreadable(thread, fetched.failed[thread], since)
+        self._cursor = {**cursor, **fetched.cursor}
+        self.horizon.wrote()
         pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
@@ -135,14 +134,14 @@ class Ingest:
         games = {g.id: g for g in self.book.running()}
         if not games:
             return 0
-        rows = self._watching(games)
+        rows = self.watched.ids(games)
         if not rows:
             return 0
         # One info() request of recheck_limit comments a cycle; with more, they take turns.
         start = self._recheck_from % len(rows) if len(rows) > self.recheck_limit else 0
         window = (rows + rows)[start:start + min(self.recheck_limit, len(rows))]
         self._recheck_from = start + len(window)
-        by_id = {r.ext_id: r for r in window}
+        by_id = {r.ext_id: r for r in map(self.watched.row, window)}
         noticed = 0
         for now in self.forum.recheck(list(by_id)):
             row = by_id[now.id]
@@ -152,67 +151,9 @@ class Ingest:
                 row.note = "edited"
                 row.save()
                 self.answers.reply(row, games[cast(int, row.game)], words.edit_ignored(), 99, private=False)
-            self._unwatch(row)
+            self.watched.drop(row)
             noticed += 1
         return noticed
-
-    def _watching(self, games: dict[int, Game]) -> list[Inbound]:
-        """The command comments of the running games' open phases not noted yet, by id."""
-        if self._watched is None:  # (those handled meanwhile are in the store too)
-            self._handled = []
-            self._watched, self._watched_games = {}, {}
-            self._watch(Inbound.select().join(Game, on=(Inbound.game == Game.id)).where(
-                (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
-                & (Inbound.note == "") & Game.status.in_(LIVE) & (Game.forum == self.forum.name)
-                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened))))
-        live = {g.id for g in self.book.live()}
-        for gid, (opened, ids) in list(self._watched_games.items()):
-            if gid not in live:  # its game is over
-                for i in ids:
-                    self._watched.pop(i, None)
-                del self._watched_games[gid]
-            elif gid in games and self.book.phase_opened(games[gid]) != opened:  # a new phase
-                self._watched_games[gid] = (self.book.phase_opened(games[gid]), ids)
-                self._keep_open(gid)
-        handled, self._handled = self._handled, []
-        self._watch(handled)
-        return [r for i in sorted(self._watched) if (r := self._watched[i]).game in games]
-
-    def _watch(self, rows) -> None:
-        """Watch these comments, those of a live game's open phase."""
-        assert self._watched is not None
-        for r in rows:
-            gid = cast(int, r.game)
-            if gid not in self._watched_games:
-                game = self.book.get(gid)
-                if game is None or game.status not in LIVE:
-                    continue
-                opened = self.book.phase_opened(game) if game.status == "running" else None
-                self._watched_games[gid] = (opened, set())
-            self._watched[r.id] = r
-            self._watched_games[gid][1].add(r.id)
-            self._keep_open(gid, [r.id])
-
-    def _keep_open(self, gid: int, ids: list[int] | None = None) -> None:
-        """Of a game's watched comments (or of `ids` among them), only those of its open phase stay."""
-        assert self._watched is not None
-        opened, watched = self._watched_games[gid]
-        if opened is None:  # (sign-ups, or a phase with no time: every one stays)
-            return
-        for i in list(watched if ids is None else ids):
-            if store.aware(self._watched[i].created) < cast(datetime, opened):
-                del self._watched[i]
-                watched.discard(i)
-
-    def _unwatch(self, row: Inbound) -> None:
-        if self._watched is not None and self._watched.pop(row.id, None) is not None:
-            self._watched_games[cast(int, row.game)][1].discard(row.id)
-
-    def _handled_now(self, rows: list[Inbound]) -> None:
-        """Messages handled (committed): the command comments among them are watched for edits."""
-        if self._watched is not None:
-            self._handled += [r for r in rows if r.kind == "comment" and r.commands and r.game is not None
-                              and not r.note and r.state == "done"]
 
     def process_inbox(self) -> int:
         """Every new message, oldest first. What is not handled now (a flood's excess, a
@@ -253,14 +194,7 @@ class Ingest:
                     current = row
                     self._timed(row)
                 current = None
-                cases = {"game": [(Inbound.id == r.id, r.game) for r in rows if r.game is not None],
-                         "commands": [(Inbound.id == r.id, r.commands) for r in rows if r.commands]}
-                update: dict = {Inbound.state: "done"}
-                if cases["game"]:
-                    update[Inbound.game] = Case(None, cases["game"], Inbound.game)
-                if cases["commands"]:
-                    update[Inbound.commands] = Case(None, cases["commands"], Inbound.commands)
-                Inbound.update(update).where(Inbound.id.in_([r.id for r in rows])).execute()
+                _mark_done([(r.id, r.game, r.commands) for r in rows])
         except (Exception, OverBudget) as e:
             if isinstance(e, OverBudget) and current is not None:
                 self._over.add(current.id)  # set aside when its turn comes, not handled again
@@ -278,7 +212,7 @@ class Ingest:
             return False
         for row in rows:
             row.state = "done"
-        self._handled_now(rows)
+        self.watched.handled(rows)
         return True
 
     def _one(self, row: Inbound) -> int | None:
@@ -292,7 +226,7 @@ class Ingest:
                 self._timed(row)
                 row.state = "done"
                 row.save()
-            self._handled_now([row])
+            self.watched.handled([row])
         except OverBudget:
             self._interrupted()
             self._set_aside(row, "over its CPU budget")
@@ -391,3 +325,18 @@ class Ingest:
         except Exception:  # the same bug may be in the way: then no one can be told
             log.exception("no game found for the failed message %s", row.ext_id)
             return []
+
+
+def _mark_done(rows: list[tuple[int, int | None, int]]) -> None:
+    """Inbox messages (id, game, commands) handled: `done`, with the game each was for and
+    how many commands it held, in one statement (written out: peewee takes longer to build
+    its CASE than the database to run it)."""
+    p, ids = db.obj.param, [i for i, _, _ in rows]
+    sql = f'UPDATE "{Inbound._meta.table_name}" SET "state" = {p}'
+    params: list = ["done"]
+    for column, cases in (("game", [(i, g) for i, g, _ in rows if g is not None]),
+                          ("commands", [(i, n) for i, _, n in rows if n])):
+        if cases:
+            sql += f', "{column}" = CASE "id"' + f" WHEN {p} THEN {p}" * len(cases) + f' ELSE "{column}" END'
+            params += [v for case in cases for v in case]
+    db.execute_sql(sql + ' WHERE "id" IN (' + ", ".join([p] * len(ids)) + ")", params + ids)
