@@ -187,3 +187,52 @@ def test_another_bot_on_the_database_makes_the_first_read_everything_again(db, b
     t.cycle()
     assert second.state(t.game).votes == {"bob": "approve", "carol": "approve", "dave": "reject"}
     assert store.Event.select().where(store.Event.type == "vote_cast").count() == 3
+
+
+def test_votes_in_one_batch_and_a_restart_on_either_database(any_db, bot, clock):
+    """The statements written out (the events appended, the batch marked done) on SQLite
+    and PostgreSQL alike: several votes in one batch count, each message keeps its game and
+    its count of commands, and a restarted bot still watches them for edits."""
+    t = bot("local").table(5)
+    t.propose()
+    clock.advance(minutes=1)
+    t.say("bob", "**APPROVE**")
+    t.say("carol", "**REJECT**")
+    t.say("dave", "hello **APPROVE** and **STATUS**")
+    t.cycle()
+    assert t.state.votes == {"bob": "approve", "carol": "reject", "dave": "approve"}
+    rows = {r.author: (r.state, r.game, r.commands) for r in store.Inbound.select().where(
+        store.Inbound.author.in_(["bob", "carol", "dave"]))}
+    assert rows == {n: ("done", t.game_id, 1) for n in ("bob", "carol", "dave")}
+    assert [e.type for e in store.game_events(t.game)][-3:] == ["vote_cast"] * 3
+    _copy_is_the_logs(t.game_id)
+    cid = f"c{[c for c in t.forum.thread_comments(t.game.thread) if c['author'] == 'carol'][-1]['id']}"
+    t.forum.edit_comment(cid, "**APPROVE**")
+    t.cycle(fresh=True)
+    assert edit_notices(t) == ["carol"] and t.state.votes["carol"] == "reject"
+
+
+def test_a_game_whose_thread_comes_later_is_found_in_it_as_the_row_the_bot_keeps(db, bot, clock):
+    """A second game is made in the cycle that routes a comment of the first (the live
+    games by thread are indexed then, before its thread exists): once its thread is out,
+    its comments find it, and what they change is what the bot keeps of it."""
+    from tests.fakes.table import Table, config_text
+
+    b = bot("local")
+    first = b.table(5)
+    b.people.pm("host2", "new game", config_text(["ann", "ben", "cat", "dan", "eve"], seed=3))
+    clock.advance(seconds=1)
+    first.say("bob", "**STATUS**")  # routed after the new game is made
+    first.cycle()
+    second = Table(b.forum, b.people, clock, players=["ann", "ben", "cat", "dan", "eve"])
+    second.mod = first.mod  # the same bot
+    second.game_id = store.Game.select().order_by(store.Game.id.desc()).first().id
+    first.cycle()
+    assert second.game.thread
+    clock.advance(minutes=1)
+    second.propose()
+    second.vote_all(True)
+    assert second.state.phase == "mission"
+    kept, stored = first.mod.book.get(second.game_id), store.Game.get_by_id(second.game_id)
+    assert (kept.next_deadline, kept.phase_opened) == (stored.next_deadline, stored.phase_opened)
+    assert kept in first.mod.book.running()
