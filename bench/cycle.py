@@ -1,173 +1,81 @@
-"""Requests per `forumbot run --once` cycle against the fake Reddit, and demo timing.
+"""What a cycle costs as the running games grow: a quiet cycle, a cold start, a vote.
 
-    .venv/bin/python bench/cycle.py [G ...]
-    .venv/bin/python bench/cycle.py --cpu [G ...]   (CPU per cycle and cold start; 100 1000)
-    .venv/bin/python bench/cycle.py --votes [G ...] (SQL statements and CPU per vote; 10 1000)
+    .venv/bin/python bench/cycle.py [--rounds R] [G ...]   (G: 1 10 100 1000 by default)
+    .venv/bin/python bench/cycle.py --requests [G ...]     (requests of `run --once`, games made by PM)
 
-For each number of running games G it starts the fake Reddit, has hosts start G games,
-then runs the real CLI (`run --once`, a fresh process each time, like cron would):
-a quiet cycle (nothing new) and a busy one (one new STATUS comment in every game, each answered). It prints the
-requests each made, and the ratio to G=1 in the same run. Then it times `demo` against
-the pure engine playing the same table with no store and no forum.
+For each number of running games G it builds a world: the fake Reddit (a real HTTP server
+that real praw talks to), a SQLite database with G five-player games, each in its team
+vote with the team proposed and two votes cast (so every game has command comments its
+edit re-check watches), and the bot caught up (every proposal and vote answered, every
+status edit out). Every world uses the real clock, so that `forumbot run --once` in a new
+process sees the same world. Then, in R interleaved rounds (each round measures every G
+in turn, so that the load of the machine falls on all of them alike):
 
-`--votes` (issue 14) runs the bot in-process on real praw against the fake Reddit: G games
-in the vote, one new APPROVE in each, one busy cycle. It prints the SQL statements (peewee's
-query log, the `peewee` logger at DEBUG) and commits per vote, and the bot thread's CPU per
-vote without the CPU spent inside forum calls (praw, HTTP), with ratios to the first G."""
+- quiet: one more cycle of the running bot in which nothing is new (CPU of the bot's
+  thread, SQL statements, requests to the forum);
+- cold (in-process): a new Moderator on the same database, its first cycle (what a
+  restarted bot does before it has anything cached);
+- run --once: `python -m forumbot run --once` in a new process, like cron would run it
+  (its CPU: user + system, from the children's rusage).
+
+Each is printed as the median and the lowest-highest of the rounds, and the ratio of the
+medians to the first G. Then one busy cycle in every world, in which every game gets one
+new APPROVE: SQL statements and the bot's CPU per vote, without the CPU spent inside
+forum calls (praw, HTTP), split into handling the votes and delivering the status edits
+they cause (the outbox's part). Statements are peewee's query log (the `peewee` logger at
+DEBUG); BEGIN and COMMIT are not in it and are counted apart, as commits."""
 from __future__ import annotations
 
+import json
+import logging
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
 
 from tests.fakes.reddit import FakeReddit  # noqa: E402
 
-
-def run_once(workdir: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "forumbot", "run", "--once", "--settings", "settings.ini"],
-                       cwd=workdir, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        raise SystemExit(r.stderr)
+SUB = "resistancegames"
 
 
-def cycle_costs(games: int) -> tuple[int, int, Counter]:
-    fake = FakeReddit().start()
-    with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "settings.ini"), "w") as f:
-            f.write(f"[bot]\nforum = reddit\n[database]\nurl = sqlite:///{d}/bot.db\n[reddit]\n"
-                    f"client_id = x\nclient_secret = y\nusername = forumbot\npassword = pw\n"
-                    f"oauth_url = {fake.url}\nreddit_url = {fake.url}\n")
-        for g in range(games):
-            fake.pm_bot(f"host{g}", "new game", "preset: resistance\nsubreddit: resistancegames\n"
-                        "leader_order: listed\n"
-                        f"players: [g{g}a, g{g}b, g{g}c, g{g}d, g{g}e]\n")
-        run_once(d)  # creates the games and their threads
-        n = len(fake.requests)
-        run_once(d)
-        quiet = fake.requests[n:]
-        for s in list(fake.submissions.values()):  # one new comment in every game
-            fake.comment(_first_player(fake, s), s["id"], "**STATUS**")
-        n = len(fake.requests)
-        run_once(d)
-        busy = fake.requests[n:]
-    fake.stop()
-    return len(quiet), len(busy), Counter(f"{m} {p}" for m, p in busy)
-
-
-def _first_player(fake, submission) -> str:
-    import re
-    m = re.search(r"Leader order\*\*: (\w+)", submission["selftext"])
-    return m.group(1)
-
-
-def demo_timing(players: int = 7, games: int = 5) -> tuple[float, float]:
-    from datetime import datetime, timedelta, timezone
-
-    from forumbot.cli.demo import run_demo
-    from forumbot.rules import MissionOrder, Propose, TeamVote, apply, fold, make_config, start
-
-    t0 = time.perf_counter()
-    for seed in range(games):
-        run_demo("resistance", players, seed, echo=lambda *_: None)
-    demo = (time.perf_counter() - t0) / games
-
-    t0 = time.perf_counter()
-    for seed in range(games):
-        cfg = make_config("resistance", [f"p{i}" for i in range(players)])
-        at = datetime(2026, 1, 1, tzinfo=timezone.utc)
-        state = None
-        from forumbot.rules import replay
-        events = start(cfg, seed, at)
-        state = replay(cfg, seed, events)
-        while state.running:
-            at += timedelta(minutes=1)
-            if state.phase == "proposal":
-                cmds = [Propose(at, state.leader, tuple(state.names[: state.team_size()]))]
-            elif state.phase == "team_vote":
-                cmds = [TeamVote(at, n, "approve", "thread") for n in state.waiting_for()]
-            else:
-                cmds = [MissionOrder(at, n, "sabotage" if state.seat(n).side == "spies" else "support", "pm")
-                        for n in state.waiting_for()]
-            for c in cmds:
-                r = apply(state, c)
-                for e in r:
-                    fold(state, e)
-    engine = (time.perf_counter() - t0) / games
-    return demo, engine
-
-
-def cpu_and_startup(games: int) -> dict:
-    """CPU seconds of a quiet and a busy cycle (in-process, real praw against the fake; the
-    fake's own thread is counted too), and the cold start: a new process's moderator
-    rebuilding every running game from the store, then its first cycle."""
-    import praw
-    from api_economy import Clock, costs, seed_games  # noqa: F401
-
-    from adapters.reddit import RedditForum
-    from forumbot import store
-    from forumbot.shell.moderator import Moderator
-
-    c = costs(games)
-    fake = FakeReddit().start()
-    with tempfile.TemporaryDirectory() as d:
-        url = f"sqlite:///{d}/bot.db"
-        store.connect(url)
-        seed_games(fake, games)
-        store.close()
-        t0, c0 = time.perf_counter(), time.process_time()
-        store.connect(url)  # a fresh process: connect, rebuild every game by replaying its log
-        mod = Moderator(RedditForum(praw.Reddit(**fake.praw_kwargs())))
-        for g in mod._running_games():
-            mod.state(g)
-        rebuild_wall, rebuild_cpu = time.perf_counter() - t0, time.process_time() - c0
-        t1 = time.perf_counter()
-        mod.cycle()
-        first = time.perf_counter() - t1
-        store.close()
-    fake.stop()
-    return {"quiet_cpu": c["quiet_cpu"], "busy_cpu": c["busy_cpu"], "rebuild_wall": rebuild_wall,
-            "rebuild_cpu": rebuild_cpu, "first_cycle": first}
-
-
-class _QueryCount:
-    """Counts the statements peewee sends (its `peewee` logger logs each at DEBUG)."""
+class QueryCount(logging.Handler):
+    """Counts the statements peewee sends (its `peewee` logger logs each at DEBUG), by kind."""
 
     def __init__(self):
-        import logging
-
+        super().__init__(logging.DEBUG)
         self.n = 0
         self.kinds: Counter = Counter()
         self.counting = False
-        self.handler = logging.Handler(logging.DEBUG)
-        self.handler.emit = self._emit  # type: ignore[method-assign]
         self.logger = logging.getLogger("peewee")
+        self.logger.addHandler(self)
+        self.logger.setLevel(logging.DEBUG)
+        self.logger.propagate = False
 
-    def _emit(self, record) -> None:
+    def emit(self, record) -> None:
         if self.counting:
             self.n += 1
             sql = record.msg[0] if isinstance(record.msg, tuple) else str(record.msg)
             self.kinds[" ".join(str(sql).split()[:3])] += 1
 
-    def __enter__(self):
-        import logging
+    def start(self) -> None:
+        self.n = 0
+        self.kinds = Counter()
+        self.counting = True
 
-        self.logger.addHandler(self.handler)
-        self._level = self.logger.level
-        self.logger.setLevel(logging.DEBUG)
-        return self
-
-    def __exit__(self, *exc):
-        self.logger.removeHandler(self.handler)
-        self.logger.setLevel(self._level)
+    def stop(self) -> int:
+        self.counting = False
+        return self.n
 
 
-class _TimedForum:
+class TimedForum:
     """The forum, with the bot thread's CPU inside its calls (praw, HTTP) counted apart."""
 
     CALLS = ("fetch", "mark_read", "post", "find_posted", "thread_id", "recheck", "sent_id")
@@ -192,140 +100,298 @@ class _TimedForum:
         return getattr(self._forum, name)
 
 
-SUB = "resistancegames"
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
-class _Clock:
-    def __init__(self):
-        from datetime import datetime, timezone
+class World:
+    """G running games on the fake Reddit and their database, and the bot that runs them."""
 
-        self.at = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    def __init__(self, games: int, queries: QueryCount):
+        from forumbot import store
 
-    def __call__(self):
-        return self.at
+        self.G = games
+        self.queries = queries
+        self.fake = FakeReddit().start()
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.url = f"sqlite:///{self.dir}/bot.db"
+        with open(os.path.join(self.dir, "settings.ini"), "w") as f:
+            f.write(f"[bot]\nforum = reddit\n[database]\nurl = {self.url}\n[reddit]\n"
+                    f"client_id = x\nclient_secret = y\nusername = forumbot\npassword = pw\n"
+                    f"oauth_url = {self.fake.url}\nreddit_url = {self.fake.url}\n")
+        self.database = store.connect(self.url)
+        self.games = self._seed()
+        self.forum, self.mod = self.moderator()
+        self.mod.cycle()  # the first cycle reads the listing and sets its bookmark
+        for _, players, sid in self.games:  # every leader proposes, then two players approve
+            self.fake.comment(players[0], sid, f"**PROPOSE: {players[0]}, {players[1]}**")
+        self.settle()
+        for _, players, sid in self.games:
+            self.fake.comment(players[2], sid, "**APPROVE**")
+            self.fake.comment(players[3], sid, "**APPROVE**")
+        self.settle()
+        assert all(len(self.mod.state(g).votes) == 2 for g, _, _ in self.games), "the world was not built"
 
+    def use(self) -> None:
+        """This world's database behind the store (several worlds are open at once)."""
+        from forumbot import store
 
-def _seed_games(fake, games: int) -> list:
-    """G running games in the proposal phase, each with its thread on the fake (as
-    bench/api_economy.py does it, kept here so that this bench stands alone)."""
-    import json
+        store.db.initialize(self.database)
 
-    from forumbot import store
-    from forumbot.rules import make_config, start
+    def moderator(self):
+        import praw
 
-    at = _Clock().at
-    out = []
-    with store.db.atomic():
-        for g in range(games):
-            players = [f"g{g}p{i}" for i in range(5)]
-            cfg = make_config("resistance", players, host=f"host{g}", leader_order="listed", subreddit=SUB)
-            s = fake.submit("forumbot", SUB, f"Game {g}", "opening")
-            game = store.Game.create(forum="reddit", host=cfg.host, preset=cfg.preset,
-                                     config=json.dumps(cfg.to_json()), seed=g,
-                                     thread=f"{SUB}:{s['id']}", created_at=store.naive(at))
-            store.append_events(game, start(cfg, g, at))
-            store.Outbox.create(key=f"{game.tag}:1:opening", game=game.id, kind="thread", body="opening",
-                                state="posted", ext_id=f"{SUB}:{s['id']}", created_at=store.naive(at))
-            out.append((game, players, s["id"]))
-    return out
+        from adapters.reddit import RedditForum
+        from forumbot.shell.moderator import Moderator
 
+        forum = TimedForum(RedditForum(praw.Reddit(**self.fake.praw_kwargs())))
+        return forum, Moderator(forum, clock=_now)  # type: ignore[arg-type]
 
-def vote_costs(games: int) -> dict:
-    """One busy cycle in-process (real praw against the fake Reddit): every one of G games
-    in the vote gets one new APPROVE. SQL statements (peewee's query log) and the bot
-    thread's CPU, without the CPU inside forum calls, per game that changed. (Commits are
-    counted apart: peewee does not log BEGIN and COMMIT.)"""
-    import praw
+    def _seed(self) -> list:
+        """G games in the proposal phase, each with its thread on the fake."""
+        from forumbot import store
+        from forumbot.rules import make_config, start
 
-    from adapters.reddit import RedditForum
-    from forumbot import store
-    from forumbot.shell.moderator import Moderator
+        at = _now().replace(microsecond=0) - timedelta(seconds=1)  # (before any comment: Reddit's whole seconds)
+        out = []
+        with store.db.atomic():
+            for g in range(self.G):
+                players = [f"g{g}p{i}" for i in range(5)]
+                cfg = make_config("resistance", players, host=f"host{g}", leader_order="listed", subreddit=SUB)
+                s = self.fake.submit("forumbot", SUB, f"Game {g}", "opening")
+                game = store.Game.create(forum="reddit", host=cfg.host, preset=cfg.preset,
+                                         config=json.dumps(cfg.to_json()), seed=g,
+                                         thread=f"{SUB}:{s['id']}", created_at=store.naive(at))
+                store.append_events(game, start(cfg, g, at))
+                store.Outbox.create(key=f"{game.tag}:1:opening", game=game.id, kind="thread", body="opening",
+                                    state="posted", ext_id=f"{SUB}:{s['id']}", created_at=store.naive(at))
+                out.append((game, players, s["id"]))
+        return out
 
-    clock = _Clock()
-    fake = FakeReddit(clock=lambda: clock().timestamp()).start()
-    with tempfile.TemporaryDirectory() as d:
-        store.connect(f"sqlite:///{d}/bot.db")
-        seeded = _seed_games(fake, games)
-        forum = _TimedForum(RedditForum(praw.Reddit(**fake.praw_kwargs())))
-        mod = Moderator(forum, clock=clock)  # type: ignore[arg-type]
-        mod.cycle()
-        for _, players, sid in seeded:
-            fake.comment(players[0], sid, f"**PROPOSE: {players[0]}, {players[1]}**")
-        clock.at = clock.at.replace(minute=5)
-        for _ in range(4):
-            mod.cycle()  # the proposals, then every status edit out
-        for _, players, sid in seeded:  # one new vote in every game
-            fake.comment(players[2], sid, "**APPROVE**")
-        clock.at = clock.at.replace(minute=10)
+    def settle(self, most: int = 100) -> None:
+        """Cycle until a cycle reads nothing and writes nothing."""
+        from forumbot import store
+
+        for _ in range(most):
+            before = len(self.fake.requests)
+            report = self.mod.cycle()
+            wrote = any(m != "GET" for m, _ in self.fake.requests[before:])
+            pending = store.Outbox.select().where(store.Outbox.state == "pending").exists()
+            if not (report.fetched or wrote or pending or report.errors):
+                return
+        raise SystemExit(f"G={self.G}: the bot did not settle in {most} cycles")
+
+    def _requests(self, since: int) -> int:
+        return sum(1 for _, p in self.fake.requests[since:] if "access_token" not in p)
+
+    def quiet(self) -> dict:
+        """A quiet cycle of the running bot (after one not measured: a cold start of this
+        world's database in between has made it read its caches again)."""
+        self.use()
+        self.mod.cycle()
+        n = len(self.fake.requests)
+        self.forum.cpu = 0.0
+        self.queries.start()
+        t0 = time.thread_time()
+        report = self.mod.cycle()
+        cpu = time.thread_time() - t0
+        sql = self.queries.stop()
+        assert not report.fetched and not report.handled and not report.errors, report
+        return {"cpu": cpu, "sql": sql, "requests": self._requests(n), "forum_cpu": self.forum.cpu}
+
+    def cold(self) -> dict:
+        """A new Moderator's first cycle (a restart: nothing cached), then the bot runs on."""
+        self.use()
+        forum, mod = self.moderator()
+        n = len(self.fake.requests)
+        self.queries.start()
+        t0 = time.thread_time()
+        report = mod.cycle()
+        cpu = time.thread_time() - t0
+        sql = self.queries.stop()
+        assert not report.fetched and not report.handled and not report.errors, report
+        return {"cpu": cpu, "sql": sql, "requests": self._requests(n), "forum_cpu": forum.cpu}
+
+    def run_once(self) -> dict:
+        """`forumbot run --once` in a new process: its CPU (user + system)."""
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        n = len(self.fake.requests)
+        r = subprocess.run([sys.executable, "-m", "forumbot", "run", "--once", "--settings", "settings.ini"],
+                           cwd=self.dir, capture_output=True, text=True, timeout=600, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r.returncode != 0 or "fetched 0, handled 0, posted 0" not in r.stdout:
+            raise SystemExit(f"run --once: {r.returncode}\n{r.stdout}\n{r.stderr}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return {"cpu": cpu, "requests": self._requests(n)}
+
+    def vote(self) -> dict:
+        """One new APPROVE in every game, one busy cycle."""
+        from forumbot import store
+
+        self.use()
+        for _, players, sid in self.games:
+            self.fake.comment(players[4], sid, "**APPROVE**")
+        time.sleep(1.0)  # (Reddit stamps whole seconds: the votes are older than the cycle)
+        delivery = self.mod.delivery
+        flush = delivery.flush
+        spent = {"cpu": 0.0, "sql": 0, "forum": 0.0}
+
+        def timed_flush():
+            sql0, forum0, t0 = self.queries.n, self.forum.cpu, time.thread_time()
+            try:
+                return flush()
+            finally:
+                spent["cpu"] += time.thread_time() - t0
+                spent["sql"] += self.queries.n - sql0
+                spent["forum"] += self.forum.cpu - forum0
+
         database = store.db.obj
-        commits = {"n": 0}
         commit = database.commit
+        commits = {"n": 0}
 
         def counted_commit():
             commits["n"] += 1
             return commit()
 
-        with _QueryCount() as q:
-            forum.cpu = 0.0
-            database.commit = counted_commit
-            q.counting = True
+        delivery.flush = timed_flush  # type: ignore[method-assign]
+        database.commit = counted_commit
+        self.forum.cpu = 0.0
+        try:
+            self.queries.start()
             t0 = time.thread_time()
-            report = mod.cycle()
+            report = self.mod.cycle()
             cpu = time.thread_time() - t0
-            q.counting = False
+            sql = self.queries.stop()
+        finally:
+            del delivery.flush
             database.commit = commit
-        changed = sum(1 for g in store.Game.select() if len(store.game_events(g)) and
-                      any(e.type == "vote_cast" for e in store.game_events(g)))
-        store.close()
-    fake.stop()
-    return {"G": games, "handled": report.handled, "changed": changed, "sql": q.n,
-            "kinds": q.kinds, "cpu": cpu, "forum_cpu": forum.cpu,
-            "commits": commits["n"]}
+        votes = sum(1 for g, _, _ in self.games if len(self.mod.state(g).votes) == 3)
+        assert report.handled == self.G and votes == self.G and not report.errors, (report, votes)
+        out = {"votes": votes, "sql": sql, "kinds": Counter(self.queries.kinds), "commits": commits["n"],
+               "cpu": cpu - self.forum.cpu, "forum_cpu": self.forum.cpu,
+               "out_sql": spent["sql"], "out_cpu": spent["cpu"] - spent["forum"]}
+        self.settle()  # (what the busy cycle left to read, for the quiet cycles after it)
+        return out
+
+    def close(self) -> None:
+        self.use()
+        self.database.close()
+        self.fake.stop()
+        self.tmp.cleanup()
 
 
-def votes_main(sizes: list[int]) -> None:
-    rows = [vote_costs(g) for g in sizes]
-    base = rows[0]
-    print("busy cycle, one APPROVE in each of G games (in-process, real praw on the fake Reddit)")
-    print(f"{'G':>6} {'votes':>6} {'SQL':>7} {'SQL/vote':>9} {'ratio':>6} {'commits/vote':>13} "
-          f"{'CPU ms/vote':>12} {'ratio':>6} {'forum CPU ms/vote':>18}")
-    for r in rows:
-        per = r["sql"] / max(1, r["changed"])
-        cpu = (r["cpu"] - r["forum_cpu"]) * 1000 / max(1, r["changed"])
-        bper = base["sql"] / max(1, base["changed"])
-        bcpu = (base["cpu"] - base["forum_cpu"]) * 1000 / max(1, base["changed"])
-        print(f"{r['G']:>6} {r['changed']:>6} {r['sql']:>7} {per:>9.2f} {per / bper:>6.2f} "
-              f"{r['commits'] / max(1, r['changed']):>13.2f} {cpu:>12.3f} "
-              f"{cpu / bcpu:>6.2f} {r['forum_cpu'] * 1000 / max(1, r['changed']):>18.3f}")
-    last = rows[-1]
-    print(f"G={last['G']} statements: " + ", ".join(f"{k} x{v}" for k, v in last["kinds"].most_common()))
+def _spread(xs: list[float], scale: float = 1.0, fmt: str = ".1f") -> str:
+    return (f"{statistics.median(xs) * scale:{fmt}} "
+            f"({min(xs) * scale:{fmt}}-{max(xs) * scale:{fmt}})")
 
 
-def main(argv: list[str]) -> None:
-    if argv and argv[0] == "--votes":
-        votes_main([int(a) for a in argv[1:]] or [10, 1000])
-        return
-    if argv and argv[0] == "--cpu":
-        sizes = [int(a) for a in argv[1:]] or [100, 1000]
-        rows = {g: cpu_and_startup(g) for g in sizes}
-        base = rows[sizes[0]]
-        print("games  quiet-cycle-CPU-s  busy-cycle-CPU-s  cold-start-s (CPU)  first-cycle-s  busy/first-G")
-        for g, r in rows.items():
-            print(f"{g:5d}  {r['quiet_cpu']:17.3f}  {r['busy_cpu']:16.3f}  {r['rebuild_wall']:8.2f} "
-                  f"({r['rebuild_cpu']:.2f})  {r['first_cycle']:13.2f}  {r['busy_cpu'] / base['busy_cpu']:12.2f}")
-        return
-    sizes = [int(a) for a in argv] or [1, 10]
+def main(sizes: list[int], rounds: int) -> None:
+    queries = QueryCount()
+    t0 = time.perf_counter()
+    worlds = [World(g, queries) for g in sizes]
+    print(f"worlds built in {time.perf_counter() - t0:.0f} s; {rounds} interleaved rounds")
+    votes = [w.vote() for w in worlds]  # (first: the running bot has every game at hand)
+    rows: dict[int, dict[str, list]] = {w.G: {} for w in worlds}
+    for _ in range(rounds):
+        for kind in ("quiet", "cold", "run_once"):
+            for w in worlds:
+                for k, v in getattr(w, kind)().items():
+                    rows[w.G].setdefault(f"{kind}_{k}", []).append(v)
+    base = rows[sizes[0]]
+    med = statistics.median
+
+    print("\nquiet cycle of the running bot (CPU ms of its thread, and of it in forum calls: praw, HTTP;"
+          " SQL statements; requests)")
+    print(f"{'G':>6} {'CPU ms median (low-high)':>26} {'ratio':>6} {'forum ms':>9} {'bot ms':>7} {'ratio':>6}"
+          f" {'SQL':>5} {'requests':>9}")
+    bot = {g: [c - f for c, f in zip(rows[g]['quiet_cpu'], rows[g]['quiet_forum_cpu'])] for g in sizes}
+    for g in sizes:
+        r = rows[g]
+        print(f"{g:>6} {_spread(r['quiet_cpu'], 1000):>26} {med(r['quiet_cpu']) / med(base['quiet_cpu']):>6.2f}"
+              f" {med(r['quiet_forum_cpu']) * 1000:>9.1f} {med(bot[g]) * 1000:>7.1f}"
+              f" {med(bot[g]) / med(bot[sizes[0]]):>6.2f}"
+              f" {med(r['quiet_sql']):>5.0f} {med(r['quiet_requests']):>9.0f}")
+    print("\ncold start: a new Moderator's first cycle in-process (CPU ms, of it in forum calls), "
+          "and `run --once` in a new process (CPU ms, user + system)")
+    print(f"{'G':>6} {'cold CPU ms':>24} {'ratio':>6} {'forum ms':>9} {'SQL':>5} {'requests':>9}"
+          f" {'run --once CPU ms':>26} {'ratio':>6}")
+    for g in sizes:
+        r = rows[g]
+        print(f"{g:>6} {_spread(r['cold_cpu'], 1000):>24} {med(r['cold_cpu']) / med(base['cold_cpu']):>6.2f}"
+              f" {med(r['cold_forum_cpu']) * 1000:>9.1f} {med(r['cold_sql']):>5.0f} {med(r['cold_requests']):>9.0f}"
+              f" {_spread(r['run_once_cpu'], 1000, '.0f'):>26}"
+              f" {med(r['run_once_cpu']) / med(base['run_once_cpu']):>6.2f}")
+
+    print("\na vote: one new APPROVE in each of G games, one busy cycle (per vote; CPU without forum calls)")
+    print(f"{'G':>6} {'SQL/vote':>9} {'handling':>9} {'edits out':>10} {'commits/vote':>13}"
+          f" {'CPU ms/vote':>12} {'handling':>9} {'edits out':>10} {'forum CPU ms/vote':>18}")
+    for w, v in zip(worlds, votes):
+        n = v["votes"]
+        print(f"{w.G:>6} {v['sql'] / n:>9.2f} {(v['sql'] - v['out_sql']) / n:>9.2f} {v['out_sql'] / n:>10.2f}"
+              f" {v['commits'] / n:>13.2f} {v['cpu'] * 1000 / n:>12.3f} {(v['cpu'] - v['out_cpu']) * 1000 / n:>9.3f}"
+              f" {v['out_cpu'] * 1000 / n:>10.3f} {v['forum_cpu'] * 1000 / n:>18.3f}")
+    print(f"G={worlds[-1].G} statements of the busy cycle: "
+          + ", ".join(f"{k} x{c}" for k, c in votes[-1]["kinds"].most_common()))
+    for w in worlds:
+        w.close()
+
+
+# --- requests of `run --once` with games made through the bot (the older bench) ------------------
+
+def requests_main(sizes: list[int]) -> None:
     base = None
     print("games  quiet-requests  busy-requests  quiet/G=1  busy/G=1")
     for g in sizes:
-        quiet, busy, kinds = cycle_costs(g)
+        quiet, busy, kinds = _requests_of_run_once(g)
         base = base or (quiet, busy)
         print(f"{g:5d}  {quiet:14d}  {busy:13d}  {quiet / base[0]:9.2f}  {busy / base[1]:8.2f}")
         print("       busy cycle: " + ", ".join(f"{k} x{v}" for k, v in sorted(kinds.items())))
-    demo, engine = demo_timing()
-    print(f"demo (7 players, whole game, local forum + SQLite): {demo * 1000:.0f} ms per game; "
-          f"pure engine, same game: {engine * 1000:.2f} ms; ratio demo/engine {demo / engine:.0f}x")
+
+
+def _requests_of_run_once(games: int) -> tuple[int, int, Counter]:
+    import re
+
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    fake = FakeReddit().start()
+
+    def run_once(workdir: str) -> None:
+        r = subprocess.run([sys.executable, "-m", "forumbot", "run", "--once", "--settings", "settings.ini"],
+                           cwd=workdir, capture_output=True, text=True, timeout=600, env=env)
+        if r.returncode != 0:
+            raise SystemExit(r.stderr)
+
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "settings.ini"), "w") as f:
+            f.write(f"[bot]\nforum = reddit\n[database]\nurl = sqlite:///{d}/bot.db\n[reddit]\n"
+                    f"client_id = x\nclient_secret = y\nusername = forumbot\npassword = pw\n"
+                    f"oauth_url = {fake.url}\nreddit_url = {fake.url}\n")
+        for g in range(games):
+            fake.pm_bot(f"host{g}", "new game", "preset: resistance\nsubreddit: resistancegames\n"
+                        "leader_order: listed\n"
+                        f"players: [g{g}a, g{g}b, g{g}c, g{g}d, g{g}e]\n")
+        run_once(d)  # creates the games and their threads
+        n = len(fake.requests)
+        run_once(d)
+        quiet = fake.requests[n:]
+        for s in list(fake.submissions.values()):  # one new comment in every game
+            leader = re.search(r"Leader order\*\*: (\w+)", s["selftext"])
+            if leader:
+                fake.comment(leader.group(1), s["id"], "**STATUS**")
+        n = len(fake.requests)
+        run_once(d)
+        busy = fake.requests[n:]
+    fake.stop()
+    return len(quiet), len(busy), Counter(f"{m} {p}" for m, p in busy)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    if args and args[0] == "--requests":
+        requests_main([int(a) for a in args[1:]] or [1, 10])
+        sys.exit(0)
+    rounds = 5
+    if args[:1] == ["--rounds"]:
+        rounds, args = int(args[1]), args[2:]
+    main([int(a) for a in args] or [1, 10, 100, 1000], rounds)

@@ -58,6 +58,10 @@ class Game(BaseModel):
     thread_url = CharField(null=True)
     created_at = DateTimeField()
     next_deadline = DateTimeField(null=True, index=True)
+    # When the game's open phase opened: a copy of its state's, kept with each change, so
+    # that a restarted bot finds the comments its edit re-check watches without replaying
+    # every game (null: not known yet; the state is the truth and corrects it when rebuilt).
+    phase_opened = DateTimeField(null=True)
 
     @property
     def tag(self) -> str:
@@ -184,7 +188,6 @@ def connect(url: str):
         _add_missing_columns(database)
         _load_secret()
     except Exception as e:  # a driver may quote the URL: no password in what is shown or logged
-
         scrub(e)
         raise
     return database
@@ -302,16 +305,19 @@ def append_events(game: Game, events: list[RuleEvent], first: int | None = None)
     if first is None:
         last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
         first = (last.seq if last else 0) + 1
-    rows = [{"game": game.id, "seq": first + n, "type": e.type, "at": naive(e.at),
-             "data": json.dumps(e.json_data())} for n, e in enumerate(events)]
+    rows = [(game.id, first + n, e.type, naive(e.at), json.dumps(e.json_data())) for n, e in enumerate(events)]
     for chunk in range(0, len(rows), 500):
-        Event.insert_many(rows[chunk:chunk + 500]).execute()
+        part = rows[chunk:chunk + 500]
+        sql = _INSERTS.get((type(db.obj), len(part)))
+        if sql is None:  # the statement peewee makes for so many events, made once
+            sql = Event.insert_many([dict(zip([f.name for f in _FIELDS], r)) for r in part], fields=_FIELDS).sql()[0]
+            _INSERTS[(type(db.obj), len(part))] = sql
+        db.execute_sql(sql, [f.db_value(v) for r in part for f, v in zip(_FIELDS, r)])
     return first
 
 
-def last_seq(game: Game) -> int:
-    last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
-    return last.seq if last else 0
+_FIELDS: tuple = (Event.game, Event.seq, Event.type, Event.at, Event.data)
+_INSERTS: dict[tuple[type, int], str] = {}  # (the database's kind, events) -> its INSERT
 
 
 def enqueue(item, game_id: int | None, now: datetime, priority: int = 1) -> bool:

@@ -30,9 +30,11 @@ ENDED = {"aborted": "aborted", "abandoned": "abandoned"}  # a game's status by h
 
 
 class GameBook:
-    """The games of one forum: rows read once a cycle, states kept between cycles (rebuilt
-    from the log when needed), and every change of a game through `apply`/`commit`, inside
-    a `unit` (one transaction) that also writes the status blocks it changed."""
+    """The games of one forum: rows and states kept between cycles (the rows read once, the
+    states rebuilt from the log when needed; all read again after a rollback, or when
+    another bot has worked on the database meanwhile), and every change of a game through
+    `apply`/`commit`, inside a `unit` (one transaction) that also writes the status blocks
+    it changed."""
 
     def __init__(self, forum: Forum, clock: Callable[[], datetime]):
         self.forum = forum
@@ -48,12 +50,24 @@ class GameBook:
         self._dirty: set[int] = set()  # games the open unit changed
         self._blocks: dict[int, str] = {}  # status blocks the open unit changed
         self._depth = 0  # units open
+        self._changed: set[int] = set()  # games changed (or rebuilt) since `take_changed`
+        # The live games by thread, as of people_version (which a new game, a game's start
+        # or a rollback bumps; a thread that comes later drops it too)
+        self._by_thread: tuple[int, dict[str | None, list[Game]]] | None = None
 
     # --- rows ----------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read the rows again when next asked (each cycle, and after a rollback)."""
+        """Read the rows again when next asked."""
         self._rows = None
+        self._by_thread = None
+
+    def new_cycle(self) -> None:
+        """A cycle begins: the games that ended are no longer kept (their rows and states)."""
+        if self._rows is not None and any(g.status not in LIVE for g in self._rows.values()):
+            self._rows = {gid: g for gid, g in self._rows.items() if g.status in LIVE}
+            for gid in [gid for gid in self._states if gid not in self._rows]:
+                self.forget(gid)
 
     def _live(self) -> dict[int, Game]:
         if self._rows is None:
@@ -80,7 +94,14 @@ class GameBook:
     def in_thread(self, thread: str | None, at: datetime) -> list[Game]:
         """The games of a thread created by `at`, oldest first: the live ones from the
         cache; only a thread with none of those is looked up (a finished game's thread)."""
-        live = [g for g in self.live() if g.thread == thread and store.aware(g.created_at) <= at]
+        index = self._by_thread
+        if index is None or index[0] != self.people_version:
+            by: dict[str | None, list[Game]] = {}
+            for g in self._live().values():
+                by.setdefault(g.thread, []).append(g)
+            index = self._by_thread = (self.people_version, by)
+        live = [g for g in index[1].get(thread, ()) if g.status in LIVE and g.thread == thread
+                and store.aware(g.created_at) <= at]
         if live:
             return live
         return list(Game.select().where((Game.thread == thread) & (Game.forum == self.forum.name)
@@ -93,14 +114,38 @@ class GameBook:
     # --- states --------------------------------------------------------------------
 
     def state(self, game: Game) -> GameState:
-        """The live state of a game: cached, rebuilt by replaying its log when needed."""
+        """The live state of a game: cached, rebuilt by replaying its log when needed (and
+        then the row's copy of when its phase opened is checked against it)."""
         cached = self._states.get(game.id)
         if cached is None:
             events = store.game_events(game)
             cached = replay(game.game_config(), game.seed, events)
             self._states[game.id] = cached
             self._seq[game.id] = len(events)
+            opened = _naive_or_none(cached.phase_opened_at)
+            if opened != _naive_or_none(game.phase_opened):
+                if game.phase_opened is not None:
+                    log.warning("%s: the stored opening of its phase (%s) was not its log's (%s)",
+                                game.tag, game.phase_opened, opened)
+                game.phase_opened = opened
+                Game.update(phase_opened=opened).where(Game.id == game.id).execute()
+                self._changed.add(game.id)
         return cached
+
+    def take_changed(self) -> set[int]:
+        """The games changed, or rebuilt from their log, since this was last asked."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+    def phase_opened(self, game: Game) -> datetime | None:
+        """When the game's open phase opened: its state's when the state is at hand, else the
+        row's copy (no replay), else the state's (rebuilt)."""
+        cached = self._states.get(game.id)
+        if cached is not None:
+            return cached.phase_opened_at
+        if game.phase_opened is not None:
+            return store.aware(game.phase_opened)
+        return self.state(game).phase_opened_at
 
     def forget(self, game_id: int) -> None:
         self._states.pop(game_id, None)
@@ -135,6 +180,7 @@ class GameBook:
             self._states[game.id] = state
             self._seq[game.id] = first + len(events) - 1
         self._dirty.add(game.id)
+        self._changed.add(game.id)
         started = any(e.type == "game_started" for e in events)
         if started or any(e.type == "player_replaced" for e in events):
             self.people_version += 1
@@ -149,9 +195,12 @@ class GameBook:
         due = deadlines.next_wakeup(state)
         status = ENDED.get(state.win_reason or "", "finished") if state.phase == FINISHED else game.status
         deadline = store.naive(due) if due else None
-        if deadline != _naive_or_none(game.next_deadline) or status != game.status:
+        opened = _naive_or_none(state.phase_opened_at)
+        if (deadline != _naive_or_none(game.next_deadline) or status != game.status
+                or opened != _naive_or_none(game.phase_opened)):
             game.next_deadline = deadline
             game.status = status
+            game.phase_opened = opened
             game.save()
 
     def set_block(self, game: Game, block: str) -> None:
@@ -236,6 +285,7 @@ class GameBook:
 
     def tell_host_started(self, game: Game, where: str) -> None:
         """The host learns where the game (or its sign-ups) runs, once its thread exists."""
+        self._by_thread = None  # (found in its thread from now on)
         if game.status == "signup":
             out = Outgoing(key=f"{game.tag}:started", kind="pm", to=game.host,
                            subject=subject("signups_open", game.tag),

@@ -47,6 +47,7 @@ class Horizon:
         self._hold: dict[int | None, datetime] = {}
         self._behind: tuple[float, datetime | None] = (0.0, None)  # (seconds, last seen)
         self._threads: set[str] = set()  # the threads the last fetch read in full
+        self._written: dict = {}  # the rows as the store holds them (only those that change are written)
         self._loaded = False
 
     # --- reads ---------------------------------------------------------------------
@@ -63,6 +64,7 @@ class Horizon:
         behind = rows.get(BEHIND) or [0.0, None]
         self._behind = (float(behind[0]), store.aware(behind[1]) if behind[1] else None)
         self._threads = set(rows.get(THREADS) or ())
+        self._written = rows
         self._loaded = True
 
     def read(self, started: datetime, threads: list[str], failed: dict[str, str],
@@ -91,11 +93,11 @@ class Horizon:
         self._all = started
         self._threads = {t for t in threads if t not in failed}
         seconds, seen = self._behind
-        store.set_cursor(_place(self.forum), {
-            ALL: started.isoformat(),
-            FAILING: {t: v.isoformat() for t, v in self._failing.items()},
-            BEHIND: [seconds, seen.isoformat() if seen else None],
-            THREADS: sorted(self._threads)})
+        rows = {ALL: started.isoformat(), FAILING: {t: v.isoformat() for t, v in self._failing.items()},
+                BEHIND: [seconds, seen.isoformat() if seen else None], THREADS: sorted(self._threads)}
+        self._loaded = False  # (read again, unless the caller commits: see `wrote`)
+        store.set_cursor(_place(self.forum), rows, before=self._written)
+        self._written = {**self._written, **rows}
         return {t: self._failing[t] for t in threads if t in failed}
 
     def _learn_behind(self, started: datetime, before: datetime | None,
@@ -123,6 +125,10 @@ class Horizon:
         if not self._loaded:
             self.load()
         return self._behind[0]
+
+    def wrote(self) -> None:
+        """What `read` wrote is committed."""
+        self._loaded = True
 
     def fetch_failed(self, why: str) -> None:
         """The whole fetch failed: nothing was read (the horizon stays where it was)."""

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import cast
 
-from peewee import Case
-
 from adapters.base import Forum, Outgoing
 
 from .. import db_trouble, store
@@ -24,6 +22,7 @@ from .games import GameBook
 from .horizon import Horizon
 from .inbox import Inbox
 from .replies import Answers
+from .watched import Watched
 
 BATCH = 100  # messages handled in one transaction (one falls back to its own on trouble)
 
@@ -70,16 +69,27 @@ class Ingest:
         self.recheck_limit: int = RECHECK_LIMIT or forum.traits.recheck_batch  # (the moderator sets it)
         self.read_failures: dict[str, str] = {}
         self._recheck_from = 0  # where the next cycle's edit re-check starts
+        self.watched = Watched(forum.name, book)  # the comments it looks at
+        self._cursor: dict | None = None  # the forum's bookmarks as the store holds them (None: read them)
+
+    def forget(self) -> None:
+        """What is kept between cycles (the bookmarks, the comments the edit re-check looks
+        at) is read from the store when next needed."""
+        self.watched.forget()
+        self._cursor = None
 
     def fetch(self) -> int:
         threads = sorted({g.thread for g in self.book.live() if g.thread is not None})
         started = self.clock()
-        cursor = store.get_cursor(self.forum.name)
+        if self._cursor is None:  # (the forum's bookmarks: only this bot writes them)
+            self._cursor = store.get_cursor(self.forum.name)
+        cursor = self._cursor
         fetched = self.forum.fetch(threads, dict(cursor))
         read_at = self.clock()  # a command counts at the forum's stamp, capped at this (a forum clock ahead)
         self.read_failures = dict(fetched.failed)
         for thread, why in fetched.failed.items():
             log.error("reading %s failed: %s (its deadlines wait)", thread, why)
+        self._cursor = None  # (read again, unless what follows is committed)
         with db.atomic():
             stored = self._stored([m.id for m in fetched.inbound])  # (read again: an overlap, a PM left unread)
             store.store_inbound(self.forum.name, [m for m in fetched.inbound if m.kind in ("comment", "pm")],
@@ -92,6 +102,8 @@ class Ingest:
             for thread, since in self.horizon.read(started, threads, waiting, stamps).items():
                 if thread in fetched.failed and (started - since).total_seconds() >= UNREADABLE_NOTICE:
                     self._tell_hosts_unreadable(thread, fetched.failed[thread], since)
+        self._cursor = {**cursor, **fetched.cursor}
+        self.horizon.wrote()
         pms = [m.id for m in fetched.inbound if m.kind != "comment"]
         if pms:
             self.forum.mark_read(pms)  # only now that they are committed
@@ -122,17 +134,14 @@ class Ingest:
         games = {g.id: g for g in self.book.running()}
         if not games:
             return 0
-        rows = [r for r in Inbound.select().where(
-            (Inbound.forum == self.forum.name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
-            & (Inbound.note == "") & Inbound.game.in_(list(games))).order_by(Inbound.id)
-            if store.aware(r.created) >= (self._opened_at(games[cast(int, r.game)]) or store.aware(r.created))]
+        rows = self.watched.ids(games)
         if not rows:
             return 0
         # One info() request of recheck_limit comments a cycle; with more, they take turns.
         start = self._recheck_from % len(rows) if len(rows) > self.recheck_limit else 0
         window = (rows + rows)[start:start + min(self.recheck_limit, len(rows))]
         self._recheck_from = start + len(window)
-        by_id = {r.ext_id: r for r in window}
+        by_id = {r.ext_id: r for r in map(self.watched.row, window)}
         noticed = 0
         for now in self.forum.recheck(list(by_id)):
             row = by_id[now.id]
@@ -142,11 +151,9 @@ class Ingest:
                 row.note = "edited"
                 row.save()
                 self.answers.reply(row, games[cast(int, row.game)], words.edit_ignored(), 99, private=False)
+            self.watched.drop(row)
             noticed += 1
         return noticed
-
-    def _opened_at(self, game: Game) -> datetime | None:
-        return self.book.state(game).phase_opened_at
 
     def process_inbox(self) -> int:
         """Every new message, oldest first. What is not handled now (a flood's excess, a
@@ -187,14 +194,7 @@ class Ingest:
                     current = row
                     self._timed(row)
                 current = None
-                cases = {"game": [(Inbound.id == r.id, r.game) for r in rows if r.game is not None],
-                         "commands": [(Inbound.id == r.id, r.commands) for r in rows if r.commands]}
-                update: dict = {Inbound.state: "done"}
-                if cases["game"]:
-                    update[Inbound.game] = Case(None, cases["game"], Inbound.game)
-                if cases["commands"]:
-                    update[Inbound.commands] = Case(None, cases["commands"], Inbound.commands)
-                Inbound.update(update).where(Inbound.id.in_([r.id for r in rows])).execute()
+                _mark_done([(r.id, r.game, r.commands) for r in rows])
         except (Exception, OverBudget) as e:
             if isinstance(e, OverBudget) and current is not None:
                 self._over.add(current.id)  # set aside when its turn comes, not handled again
@@ -212,6 +212,7 @@ class Ingest:
             return False
         for row in rows:
             row.state = "done"
+        self.watched.handled(rows)
         return True
 
     def _one(self, row: Inbound) -> int | None:
@@ -225,6 +226,7 @@ class Ingest:
                 self._timed(row)
                 row.state = "done"
                 row.save()
+            self.watched.handled([row])
         except OverBudget:
             self._interrupted()
             self._set_aside(row, "over its CPU budget")
@@ -323,3 +325,18 @@ class Ingest:
         except Exception:  # the same bug may be in the way: then no one can be told
             log.exception("no game found for the failed message %s", row.ext_id)
             return []
+
+
+def _mark_done(rows: list[tuple[int, int | None, int]]) -> None:
+    """Inbox messages (id, game, commands) handled: `done`, with the game each was for and
+    how many commands it held, in one statement (written out: peewee takes longer to build
+    its CASE than the database to run it)."""
+    p, ids = db.obj.param, [i for i, _, _ in rows]
+    sql = f'UPDATE "{Inbound._meta.table_name}" SET "state" = {p}'
+    params: list = ["done"]
+    for column, cases in (("game", [(i, g) for i, g, _ in rows if g is not None]),
+                          ("commands", [(i, n) for i, _, n in rows if n])):
+        if cases:
+            sql += f', "{column}" = CASE "id"' + f" WHEN {p} THEN {p}" * len(cases) + f' ELSE "{column}" END'
+            params += [v for case in cases for v in case]
+    db.execute_sql(sql + ' WHERE "id" IN (' + ", ".join([p] * len(ids)) + ")", params + ids)

@@ -10,7 +10,9 @@ it is posted, so that after a crash the forum is searched for it before posting 
 """
 from __future__ import annotations
 
+import json
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -25,7 +27,7 @@ from ..render import render_refusal
 from ..rules import Refusal
 from ..rules.commands import Command
 from ..rules.state import GameState
-from ..store import Game, Inbound
+from ..store import Cursor, Game, Inbound
 from .clockwork import Clockwork
 from .games import GameBook
 from .horizon import Horizon
@@ -80,13 +82,18 @@ class Moderator:
         self.ingest.recheck_limit = min(RECHECK_LIMIT or forum.traits.recheck_batch, forum.traits.recheck_batch)
         self.delivery = Delivery(forum, self.book, self.budget, clock)
         self.keeper: Keeper | None = None  # `run` checks the bot lock before each cycle with it
+        # This moderator's mark in the store, written with `alive`: another mark there means
+        # that another bot (a process before this one, a test's second moderator) worked on
+        # the database since this one's last cycle, and every cache is read again.
+        self.mark = secrets.token_hex(8)
+        self._marked: dict = {}
 
     def cycle(self) -> CycleReport:
         report = CycleReport()
         self.book.opened = set()
-        self.book.refresh()
         self.people.forget()
         try:
+            self._caches()
             try:
                 report.fetched = self.ingest.fetch()
                 report.errors += [f"read {t}: {why}" for t, why in self.ingest.read_failures.items()]
@@ -103,7 +110,9 @@ class Moderator:
             report.posted += self.delivery.flush()
             report.deadlines = self.clockwork.fire_deadlines(self.clock())
             report.posted += self.delivery.flush()
-            store.set_cursor(f"{self.forum.name}#bot", {"alive": self.clock().isoformat()})
+            mine = {"alive": self.clock().isoformat(), "moderator": self.mark}
+            store.set_cursor(f"{self.forum.name}#bot", mine, before=self._marked)
+            self._marked = mine
         except Exception as e:
             if not db_trouble.is_db_trouble(e):
                 raise
@@ -111,10 +120,24 @@ class Moderator:
             # `new`, every post stays in the outbox); the next cycle tries again.
             log.error("database: %s (the next cycle tries again)", cause(e))
             report.errors.append(f"database: {cause(e)}")
-            self.book.clear()
-            self.horizon.forget()
+            self.forget()
             db_trouble.recover()
         return report
+
+    def forget(self) -> None:
+        """Every cache read again from the store when next needed."""
+        self.book.clear()
+        self.horizon.forget()
+        self.ingest.forget()
+        self._marked = {}
+
+    def _caches(self) -> None:
+        """The caches kept from the last cycle, unless another bot wrote to the database
+        since (its mark, not this one's, is in the store): then they are read again."""
+        row = Cursor.get_or_none((Cursor.forum == f"{self.forum.name}#bot") & (Cursor.name == "moderator"))
+        if row is None or json.loads(row.value) != self.mark:
+            self.forget()
+        self.book.new_cycle()
 
     # --- what callers (the CLI, the demo, tests) use of the parts ---------------------
 

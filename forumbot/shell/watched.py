@@ -1,0 +1,86 @@
+"""The command comments whose edits the bot looks for: those of each running game's open
+phase not noted yet. Read from the store once (no game replayed: each game's row keeps when
+its phase opened), then kept: the comments handled since are added, and a game's are
+filtered again only when it changed (a new phase, or its end)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import cast
+
+from .. import store
+from ..store import Game, Inbound
+from .games import GameBook
+
+
+class Watched:
+    def __init__(self, forum_name: str, book: GameBook):
+        self.forum_name = forum_name
+        self.book = book
+        self._rows: dict[int, Inbound] | None = None  # by id (None: read them from the store)
+        self._games: dict[int, tuple[datetime | None, set[int]]] = {}  # game -> (its phase's opening, its rows)
+        self._handled: list[Inbound] = []  # command comments handled since the last look
+
+    def forget(self) -> None:
+        """Read them from the store when next needed."""
+        self._rows = None
+        self._games = {}
+        self._handled = []
+
+    def handled(self, rows: list[Inbound]) -> None:
+        """Messages handled and committed: the command comments among them are watched."""
+        if self._rows is not None:
+            self._handled += [r for r in rows if r.kind == "comment" and r.commands and r.game is not None
+                              and not r.note and r.state == "done"]
+
+    def ids(self, games: dict[int, Game]) -> list[int]:
+        """Those of `games` (the running games, by id): their ids, in order (`row` gives each)."""
+        changed = self.book.take_changed()
+        if self._rows is None:  # (those handled meanwhile are in the store too)
+            self._handled = []
+            self._rows, self._games = {}, {}
+            self._add(Inbound.select().join(Game, on=(Inbound.game == Game.id)).where(
+                (Inbound.forum == self.forum_name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
+                & (Inbound.note == "") & (Game.status == "running") & (Game.forum == self.forum_name)
+                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened))), games)
+        for gid in [gid for gid in self._games if gid not in games]:  # its game is over
+            for i in self._games.pop(gid)[1]:
+                del self._rows[i]
+        for gid in changed:
+            if gid in self._games and (opened := self.book.phase_opened(games[gid])) != self._games[gid][0]:
+                self._games[gid] = (opened, self._games[gid][1])  # a new phase
+                self._keep_open(gid, list(self._games[gid][1]))
+        handled, self._handled = self._handled, []
+        self._add(handled, games)
+        return sorted(self._rows)
+
+    def row(self, i: int) -> Inbound:
+        assert self._rows is not None
+        return self._rows[i]
+
+    def drop(self, row: Inbound) -> None:
+        """A comment noted (its edit answered): no longer watched."""
+        if self._rows is not None and self._rows.pop(row.id, None) is not None:
+            self._games[cast(int, row.game)][1].discard(row.id)
+
+    def _add(self, rows, games: dict[int, Game]) -> None:
+        assert self._rows is not None
+        for r in rows:
+            gid = r.game
+            if gid not in self._games:
+                if gid not in games:
+                    continue  # (a comment that ended its game)
+                self._games[gid] = (self.book.phase_opened(games[gid]), set())
+            self._rows[r.id] = r
+            self._games[gid][1].add(r.id)
+            self._keep_open(gid, [r.id])
+
+    def _keep_open(self, gid: int, ids: list[int]) -> None:
+        """Of these comments of a game, only those of its open phase stay."""
+        assert self._rows is not None
+        opened, watched = self._games[gid]
+        if opened is None:  # (a phase with no time: every one stays)
+            return
+        for i in ids:
+            if store.aware(self._rows[i].created) < opened:
+                del self._rows[i]
+                watched.discard(i)
