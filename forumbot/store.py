@@ -17,6 +17,7 @@ from peewee import (
     AutoField,
     BigIntegerField,
     BooleanField,
+    Case,
     CharField,
     DatabaseProxy,
     DateTimeField,
@@ -343,13 +344,17 @@ def set_status_edit(game_id: int, key: str, block: str, now: datetime) -> None:
 
 def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
     """`set_status_edit` for several games (game id, key, block) in one statement: a row
-    whose block changed goes back to pending; one that holds this block stays as it is."""
+    whose block changed goes back to pending; one that holds this block stays as it is.
+    A pending row's `created_at` is when the post's block first went out of date: a newer
+    block replacing one not yet sent keeps it (the outbox coalesces edits by it)."""
     rows = [{"key": key, "game": game_id, "kind": "edit", "body": block, "priority": 3,
              "created_at": naive(now)} for game_id, key, block in blocks]
+    since = Case(None, [(Outbox.state == "pending", Outbox.created_at)], EXCLUDED.created_at)
     for chunk in range(0, len(rows), 500):
         (Outbox.insert_many(rows[chunk:chunk + 500])
          .on_conflict(conflict_target=[Outbox.key],
-                      update={Outbox.body: EXCLUDED.body, Outbox.state: "pending", Outbox.error: ""},
+                      update={Outbox.body: EXCLUDED.body, Outbox.state: "pending", Outbox.error: "",
+                              Outbox.created_at: since},
                       where=(Outbox.body != EXCLUDED.body))
          .execute())
 

@@ -6,7 +6,13 @@ A forum allows so many requests a minute, reads included (Traits.requests_per_mi
 results and prompts (0) may use all of it, replies to players (1) 90%, reminders (2) 75%,
 status-block edits (3) half. A busy hour slows the status blocks first, never the game.
 When the forum says (X-Ratelimit-Remaining) that few requests are left, only results and
-prompts go out. Retries of failed writes wait with exponential backoff and jitter
+prompts go out.
+
+Status edits are coalesced when writes are short (more edits wait than the edits' share has
+room for this minute): a post edited less than COALESCE_WINDOW ago is edited again only after
+every other waiting block, so a burst of votes is one edit (with the newest block), and of the
+others the blocks out of date the longest go first. With room to spare, an edit goes out at once.
+Retries of failed writes wait with exponential backoff and jitter
 (tenacity's), or exactly what the forum asked for (Retry-After).
 """
 from __future__ import annotations
@@ -21,6 +27,8 @@ from ...basics import utcnow
 
 SHARE = {0: 1.0, 1: 0.9, 2: 0.75, 3: 0.5}
 LOW_WATER = 10  # requests left in the forum's window below which only priority 0 is written
+COALESCE_WINDOW = 120  # seconds: when writes are short, at most one status edit a game in this time
+EDIT = 3  # the status edits' priority
 _WAIT = wait_random_exponential(multiplier=15, max=1800)
 
 
@@ -46,6 +54,15 @@ class WriteBudget:
         if self.per_minute is None:
             return True
         return self.used() < self.per_minute * SHARE.get(priority, SHARE[3])
+
+    def short(self, edits: int, forum_left: int | None = None) -> bool:
+        """Are writes short for `edits` status edits waiting? More of them than the edits'
+        share of this minute still takes, or the forum near its own limit."""
+        if forum_left is not None and forum_left < 2 * LOW_WATER:
+            return True
+        if self.per_minute is None:
+            return False
+        return edits > self.per_minute * SHARE[EDIT] - self.used()
 
     def room(self) -> float:
         """How many writes the budget still takes this minute."""

@@ -16,7 +16,7 @@ from ...render.subjects import subject
 from ...render.words import with_block
 from ...store import Outbox, db
 from ..games import GameBook
-from .budget import WriteBudget, backoff
+from .budget import COALESCE_WINDOW, WriteBudget, backoff
 from .fit import fit
 from .reconcile import Reconcile
 
@@ -34,13 +34,28 @@ def _lane(item: Outbox) -> tuple:
     return ("thread", item.thread)
 
 
-def _urgency(item: Outbox) -> tuple:
+def _urgency(item: Outbox, recent: datetime | None = None) -> tuple:
     """The order in which items share a tight budget: by priority; status edits (one row per
-    game, which keeps its id) by how long their post has gone without an edit, stalest first,
-    so that a busy minute cannot give every edit slot to the same few games."""
+    game, which keeps its id) by how long their post's block has been out of date (the row's
+    `created_at`, store.set_status_edits), stalest first, so that a busy minute cannot give
+    every edit slot to the same few games. When writes are short (`recent`: the start of the
+    coalescing window), a post edited since then comes after every other edit: its block waits
+    for the window to end and takes in the changes that come meanwhile (a burst of votes is
+    one edit, with the newest block)."""
     if item.kind == "edit":
-        return (item.priority, store.aware(item.posted_at or item.created_at).timestamp(), item.id)
-    return (item.priority, 0.0, item.id)
+        edited = item.posted_at is not None and recent is not None and store.aware(item.posted_at) > recent
+        return (item.priority, edited, store.aware(item.created_at).timestamp(), item.id)
+    return (item.priority, False, 0.0, item.id)
+
+
+def _window(items: list[Outbox], budget: WriteBudget, forum_left: int | None, now: datetime) -> datetime | None:
+    """The start of the coalescing window when writes are short (more edits wait than the
+    edits' share has room for, or the forum is near its limit); None with room to spare,
+    when every edit goes at once."""
+    edits = sum(1 for i in items if i.kind == "edit")
+    if not edits or not budget.short(edits, forum_left):
+        return None
+    return now - timedelta(seconds=COALESCE_WINDOW)
 
 
 def _save(item: Outbox) -> None:
@@ -77,13 +92,14 @@ one is looked for before it is sent again; what can never go out is told to the 
         # the game does not start, and no one may have been dealt a role for it.
         unopened = {i.game for i in pending if i.kind == "thread" and i.game is not None}
         items = [i for i in pending if i.not_before is None or store.aware(i.not_before) <= now]
+        left = self.forum.requests_left
+        recent = _window(items, self.budget, left(), now)
         if len(items) > self.budget.room():  # more than the budget takes: the most urgent first,
-            items.sort(key=_urgency)  # and of the status edits the one that waited longest
+            items.sort(key=lambda i: _urgency(i, recent))  # and of the edits the stalest block
         else:  # (the edits' share of the budget may still be short: they go last, stalest first)
-            items.sort(key=lambda i: (i.kind == "edit", _urgency(i) if i.kind == "edit" else (i.id,)))
+            items.sort(key=lambda i: (i.kind == "edit", _urgency(i, recent) if i.kind == "edit" else (i.id,)))
         if any(i.kind != "edit" for i in items):
             self.reconcile.check()  # once per process, before its first post
-        left = self.forum.requests_left
         for item in items:
             lane = _lane(item)
             if lane[0] != "edit" and first.get(lane) != item.id:
