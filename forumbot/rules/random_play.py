@@ -227,7 +227,7 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     getrandbits = rng.getrandbits
     if phase == TEAM_VOTE:
         votes, barred = s.votes, s.not_voting
-        voters = [n for x in s.seats if not x.disqualified and (n := x.id) not in votes and n not in barred]
+        voters = [v for x in s.seats if not x.disqualified and (v := x.id) not in votes and v not in barred]
         if not voters:  # (everyone has voted who may: any active seat)
             voters = [x.id for x in s.seats if not x.disqualified]
         if voters:
@@ -248,7 +248,7 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     elif phase == MISSION:
         seats = {x.id: x for x in s.seats if not x.disqualified}
         orders = s.orders
-        waiting = [n for n in s.team if n not in orders and n in seats]  # (s.waiting_for())
+        waiting = [t for t in s.team if t not in orders and t in seats]  # (s.waiting_for())
         if waiting:
             n = len(waiting)
             k = n.bit_length()

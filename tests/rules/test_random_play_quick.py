@@ -64,8 +64,8 @@ def test_the_quick_path_moves_and_draws_as_the_general_one(preset, options):
                     continue  # (never quick)
                 table = table_of(s.config)
                 at = T0 + timedelta(days=k)
-                quick = outcome(lambda s_, r: _core_move(s_, r, at, table), s, k)
-                general = outcome(lambda s_, r: _any_move(s_, r, at), s, k)
+                quick = outcome(lambda s_, r, at=at, table=table: _core_move(s_, r, at, table), s, k)
+                general = outcome(lambda s_, r, at=at: _any_move(s_, r, at), s, k)
                 assert quick == general, (preset, players, seed, k, s.phase)
                 seen[s.phase, any(x.disqualified for x in s.seats)] += 1
     assert min(seen[p, False] for p in ("proposal", "team_vote", "mission")) > 50, seen
