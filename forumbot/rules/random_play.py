@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+from random import Random
 from typing import Any
 
 from .commands import (
@@ -42,14 +43,23 @@ def random_command(state: GameState, rng: random.Random, at: datetime, patience:
     """A legal command, or the open phase's deadline now and then (1 - patience).
     `modules=False`: the core's move alone (and the card decks')."""
     s = state
+    config = s.config
+    table = _TABLE if _TABLE.config is config else table_of(config)
     if modules:
         if rng.random() > patience and (when := due(s)) is not None:
             return Expire(at=when, author="", phase_id=s.phase_id)
-        last = _LAST
-        if last[0] is not s.config:
-            last = module_moves(s.config)
-        if last[1]:  # a rule module with random moves of its own
-            return _module_move(s, rng, at, last[2], last[3])
+        if table.moves:  # a rule module with random moves of its own
+            return _module_move(s, rng, at, table.movers, table.amenders)
+    if table.plain and rng.__class__ is Random:
+        extra = s.extra
+        if "mc" not in extra and "plot" not in extra and not s.proxied:
+            return _core_move(s, rng, at, table)
+    return _any_move(s, rng, at)
+
+
+def _any_move(s: GameState, rng: random.Random, at: datetime):
+    """The core's move with the card decks' (any generator; `_core_move` is the quick
+    path of a game without cards, which must draw exactly as this does)."""
     phase = s.phase
     config = s.config
     extra = s.extra
@@ -177,6 +187,101 @@ _MOVES: dict[int, tuple] = {}
 _LAST: tuple = (None, False, [], [])  # the config asked for last: any moves?, movers, amenders
 
 
+class Table:
+    """What the random player reads of a game's config on every move, read once per config
+    (a config is frozen)."""
+
+    __slots__ = ("config", "moves", "movers", "amenders", "plain", "public_missions", "pm_missions",
+                 "pm_votes", "critical")
+
+    def __init__(self, config) -> None:
+        self.config = config
+        if config is None:  # (the empty cache)
+            return
+        _, self.moves, self.movers, self.amenders = module_moves(config)
+        rules = config.rules
+        self.plain = config.preset != "avalon-2020"  # (avalon-2020 draws for a kept card first)
+        self.public_missions = rules.public_order_missions
+        self.pm_missions = rules.pm_vote_missions
+        self.pm_votes = config.team_votes == "pm"
+        self.critical = rules.critical_votes
+
+
+def table_of(config) -> Table:
+    """The random player's reading of `config` (kept for the config asked for last)."""
+    global _TABLE
+    _TABLE = Table(config)
+    return _TABLE
+
+
+_TABLE = Table(None)
+
+
+def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
+    """`_any_move` for a proposal, a team vote or a mission order in a game with no cards in
+    play, drawing from a `random.Random` exactly as `_any_move` does (the same draws in the
+    same order: the seeded games are pinned), without its lists and calls. Each
+    `getrandbits` loop is `Random._randbelow`, and the proposal's is `Random.sample` (its
+    pool branch, for 21 seats or fewer). Anything else: `_any_move`."""
+    phase = s.phase
+    getrandbits = rng.getrandbits
+    if phase == TEAM_VOTE:
+        votes, barred = s.votes, s.not_voting
+        voters = [v for x in s.seats if not x.disqualified and (v := x.id) not in votes and v not in barred]
+        if not voters:  # (everyone has voted who may: any active seat)
+            voters = [x.id for x in s.seats if not x.disqualified]
+        if voters:
+            rng.random()  # (the draw for a Chicago Proxy: there is none)
+            n = len(voters)
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            voter = voters[r]
+            pm_only = table.pm_votes or s.mission in table.pm_missions
+            via = "pm" if pm_only or rng.random() < 0.5 else "thread"
+            critical = table.critical and voter not in s.critical_spent and rng.random() < 0.1
+            r = getrandbits(2)
+            while r == 3:
+                r = getrandbits(2)
+            return TeamVote(at, voter, _VOTES[r], via, critical)
+    elif phase == MISSION:
+        seats = {x.id: x for x in s.seats if not x.disqualified}
+        orders = s.orders
+        waiting = [t for t in s.team if t not in orders and t in seats]  # (s.waiting_for())
+        if waiting:
+            n = len(waiting)
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            member = waiting[r]
+            order = "support" if seats[member].side == RESISTANCE or rng.random() < 0.4 else "sabotage"
+            return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+    elif phase == PROPOSAL:
+        pool = [x.id for x in s.seats if not x.disqualified]
+        size = s.team_size()
+        n = len(pool)
+        if 0 < size <= n <= 21:
+            team = []
+            for m in range(n, n - size, -1):
+                k = m.bit_length()
+                r = getrandbits(k)
+                while r >= m:
+                    r = getrandbits(k)
+                team.append(pool[r])
+                pool[r] = pool[m - 1]
+            public = None
+            if s.mission in table.public_missions:
+                k = size.bit_length()
+                r = getrandbits(k)
+                while r >= size:
+                    r = getrandbits(k)
+                public = team[r]
+            return Propose(at, s.leader or "", tuple(team), public)
+    return _any_move(s, rng, at)
+
+
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
     """Play a whole game with random legal moves: (state, events, refusals). Where no move
     of the players can go on (a seat stuck), the host steps in (`host_move`), so that every
@@ -185,12 +290,20 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
     events = list(events)
     at = start_at
     refusals = 0
-    below = rng._randbelow  # type: ignore[attr-defined]  # (what randint and choice draw with)
+    getrandbits = rng.getrandbits
+    below = None if rng.__class__ is Random else rng._randbelow  # type: ignore[attr-defined]
     for _ in range(max_steps):
-        if state.phase in _OVER:
+        phase = state.phase
+        if phase in _OVER:
             break
-        at += _MINUTES[1 + below(90)]  # (rng.randint(1, 90): the same draw)
-        cmd = (host_move(state, at) if state.phase in _HOST_PHASES else None) or random_command(state, rng, at)
+        if below is None:  # (rng.randint(1, 90): the same draws, Random._randbelow inline)
+            r = getrandbits(7)
+            while r >= 90:
+                r = getrandbits(7)
+        else:
+            r = below(90)
+        at += _MINUTES[1 + r]
+        cmd = (host_move(state, at) if phase in _HOST_PHASES else None) or random_command(state, rng, at)
         result = advance(state, cmd)
         if result.__class__ is Refusal:
             refusals += 1
@@ -208,6 +321,7 @@ _NO_HANDS: dict = {}  # (read only)
 _MINUTES = [timedelta(minutes=m) for m in range(91)]
 _OVER = (SETUP, FINISHED)  # not running
 _HOST_PHASES = (ASSASSINATION, PROPOSAL)  # where host_move may step in
+_STANDINS = tuple(f"standin{k}" for k in range(1, 100))
 
 
 def host_move(state: GameState, at: datetime):
@@ -218,14 +332,20 @@ def host_move(state: GameState, at: datetime):
       stand-in);
     - every seat is disqualified at a proposal: no one may lead, and the host SKIPs it (the
       table stalls, and the game ends abandoned)."""
-    if state.phase == ASSASSINATION and state.actors and state.player(state.actors[0]).disqualified:
-        pool = list(state.config.reserves) + [f"standin{k}" for k in range(1, 100)]
+    phase = state.phase
+    if phase == PROPOSAL:
+        if state.paused_at is not None:
+            return None
+        for x in state.seats:
+            if not x.disqualified:
+                return None
+        return HostSkip(at, state.config.host)
+    if phase == ASSASSINATION and state.actors and state.player(state.actors[0]).disqualified:
+        pool = [*state.config.reserves, *_STANDINS]
         newcomer = next((n for n in pool if check(state, state.actors[0], n) is None), None)
         if newcomer is None:  # (cannot be: a hundred stand-ins)
             return HostAbort(at, state.config.host)
         return HostReplace(at, state.config.host, state.actors[0], newcomer)
-    if state.phase == PROPOSAL and state.paused_at is None and all(x.disqualified for x in state.seats):
-        return HostSkip(at, state.config.host)
     return None
 
 

@@ -3,6 +3,7 @@
 ratio in the same run."""
 from __future__ import annotations
 
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -15,11 +16,21 @@ class Game:
         self.bots = [b() for b in bots]
         self.done = False
     def run(self):
+        leader = self.bots[0]
+        leader.select(self.bots, 2)
+        for b in self.bots:
+            b.vote(None)
+        self.bots[1].sabotage()
         self.done = True
 '''
 _BOTS = '''
 class RandomBot:
-    pass
+    def select(self, players, count):
+        return players[:count]
+    def vote(self, team):
+        return True
+    def sabotage(self):
+        return False
 '''
 
 
@@ -45,3 +56,7 @@ def test_with_a_peer_it_prints_both_sides_and_the_ratio(capsys, monkeypatch, tmp
     assert _main()(["--rounds", "2", "--games", "3"]) == 0
     out = capsys.readouterr().out
     assert "ours:" in out and "peer:" in out and "ours / peer:" in out
+    # the stand-in's game is 7 decisions: a selection, 5 votes, a mission card
+    assert "peer 7.0" in out and "ours / peer per decision:" in out
+    ours = float(re.search(r"decisions per game .*: ours ([0-9.]+)", out).group(1))
+    assert 20 < ours < 120  # a game of The Resistance: at least 3 missions' proposals, votes, cards

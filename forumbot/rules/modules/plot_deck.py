@@ -46,20 +46,36 @@ def deck_for(players: int, preset: str = "resistance-plot") -> list[str]:
 
 
 def _fold(text: str) -> str:
-    return re.sub(r"[^a-z]", "", text.casefold().replace("'", ""))
+    return _NOT_A_LETTER.sub("", text.casefold().replace("'", ""))
+
+
+_NOT_A_LETTER = re.compile(r"[^a-z]")
+# Each card's folded forms, read once: a typed name that folds to one of the first two is
+# the card; a unique card with a form that begins with it is too. (The first card wins a
+# tie, as the scan over CARDS did.)
+_FORMS = [(c, (n := _fold(c.name)), _fold(c.key), n.removeprefix("the"), n.removeprefix("inthe"),
+           n.removeprefix("keepinga")) for c in CARDS]
+_EXACT: dict[str, PlotCard] = {}
+for _c, _name, _key, *_ in _FORMS:
+    _EXACT.setdefault(_name, _c)
+    _EXACT.setdefault(_key, _c)
 
 
 def find_card(text: str) -> PlotCard | None:
     """A card from what a player typed: its name, case and punctuation aside; a unique
     beginning of 3 letters or more also works ("strong", "no conf", "spotlight")."""
+    hit = _TYPED.get(text)  # (a card's own name or key, as the bot and the random player write it)
+    if hit is not None:
+        return hit
     want = _fold(text)
     if len(want) < 3:
         return None
-    for c in CARDS:
-        if want in (_fold(c.name), _fold(c.key)):
-            return c
-    hits = [c for c in CARDS if _fold(c.name).startswith(want) or _fold(c.key).startswith(want)
-            or _fold(c.name).removeprefix("the").startswith(want)
-            or _fold(c.name).removeprefix("inthe").startswith(want)
-            or _fold(c.name).removeprefix("keepinga").startswith(want)]
+    hit = _EXACT.get(want)
+    if hit is not None:
+        return hit
+    hits = [f[0] for f in _FORMS if any(form.startswith(want) for form in f[1:])]
     return hits[0] if len(hits) == 1 else None
+
+
+_TYPED: dict[str, PlotCard] = {}
+_TYPED.update((t, hit) for c in CARDS for t in (c.name, c.key) if (hit := find_card(t)) is not None)
