@@ -25,7 +25,6 @@ from datetime import datetime, timezone
 from typing import Any, Callable, ClassVar, TypeVar, dataclass_transform
 
 _T = TypeVar("_T")
-_E = TypeVar("_E", bound="Event")
 
 TYPES: dict[str, type["Event"]] = {}  # event type -> its class
 
@@ -35,15 +34,12 @@ def opt(default: Any = None) -> Any:
     return field(default=default, metadata={"omit": True})
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Event:
     """One thing that happened in a game, at `at` (the forum's time of its cause)."""
 
     type: ClassVar[str] = ""
     FORM: ClassVar[tuple] = ()  # (name, omitted while it is this default?, default) per field
-    # (every field's name, in order; a dict of them in order with each default (None where there
-    # is none, or a factory); the names without a default; (name, factory) per default factory)
-    SHAPE: ClassVar[tuple] = ((), {}, frozenset(), ())
     at: datetime
 
     def json_data(self) -> dict:
@@ -64,18 +60,17 @@ class Event:
         return {"type": self.type, "at": iso(self.at), "data": self.json_data()}
 
 
-_new = object.__new__
-_set = object.__setattr__  # (an event is frozen: its fields are set once, as it is made)
-
-
 class RawEvent(Event):
     """An event of a type no module registers (a module switched off, a newer bot's log):
     kept as it was written."""
 
+    __slots__ = ("type", "raw")
     raw: dict[str, Any]
 
     def __init__(self, type: str, at: datetime, data: dict | None = None):  # noqa: A002
-        _set(self, "__dict__", {"at": at, "type": type, "raw": {} if data is None else data})
+        object.__setattr__(self, "at", at)
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "raw", {} if data is None else data)
 
     def json_data(self) -> dict:
         return self.raw
@@ -102,46 +97,42 @@ def event(name: str) -> Callable[[type[_T]], type[_T]]:
     def register(cls: type[_T]) -> type[_T]:
         if name in TYPES:
             raise ValueError(f"two classes for the event {name}")
-        made: Any = dataclass(frozen=True, kw_only=True)(cls)
+        made: Any = dataclass(frozen=True, kw_only=True, slots=True)(cls)
         made.type = name
         made.FORM = tuple((f.name, bool(f.metadata.get("omit")), f.default)
                           for f in fields(made) if f.name != "at")
-        _shape(made)
+        _quick_init(made)
         TYPES[name] = made
         return made
     return register
 
 
-def _shape(cls: Any) -> None:
-    """Give an event class its SHAPE (what `build` reads) and an __init__ that makes its
-    fields' dict at once, in the order of its fields (the generated one sets each field
-    through object.__setattr__: the engine makes one or more events per command). Same
-    keyword fields, defaults and default factories; the class stays frozen (its
-    __setattr__ still refuses)."""
+_NOARG: Any = object()  # a default_factory field's argument, not given
+
+
+def _quick_init(cls: Any) -> None:
+    """Give an event class an __init__ that sets each slot through its own descriptor (the
+    generated one calls object.__setattr__ per field, which looks the name up again: the
+    engine builds one or more events per command). Same keyword fields, defaults and
+    default factories; the class stays frozen (its __setattr__ still refuses)."""
     if "__post_init__" in vars(cls) or any(not f.init for f in fields(cls)):
-        raise TypeError(f"{cls.__name__}: an event's fields are all set by its __init__")
-    params, items, names = [], [], {"_NOARG": _NOARG, "_set": _set}
-    template: dict[str, Any] = {}
-    required, factories = [], []
+        return  # (keep the generated one)
+    params, lines, names = [], [], {"_NOARG": _NOARG}
     for f in fields(cls):
-        template[f.name] = None
+        slot = next(k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__)
+        names[f"_set_{f.name}"] = slot.__set__
         if f.default_factory is not MISSING:
-            factories.append((f.name, f.default_factory))
             names[f"_make_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_NOARG")
-            items.append(f"{f.name!r}: _make_{f.name}() if {f.name} is _NOARG else {f.name}")
-            continue
-        if f.default is not MISSING:
-            template[f.name] = f.default
-            names[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
+            lines.append(f"    _set_{f.name}(self, _make_{f.name}() if {f.name} is _NOARG else {f.name})")
         else:
-            required.append(f.name)
-            params.append(f.name)
-        items.append(f"{f.name!r}: {f.name}")
-    cls.SHAPE = (tuple(template), template, frozenset(required) - {"at"}, tuple(factories))
-    source = (f"def __init__(self, *, {', '.join(params)}):\n"
-              f"    _set(self, '__dict__', {{{', '.join(items)}}})\n")
+            if f.default is not MISSING:
+                names[f"_default_{f.name}"] = f.default
+                params.append(f"{f.name}=_default_{f.name}")
+            else:
+                params.append(f.name)
+            lines.append(f"    _set_{f.name}(self, {f.name})")
+    source = f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(lines) + "\n"
     namespace: dict = {}
     exec(source, names, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]
@@ -149,33 +140,12 @@ def _shape(cls: Any) -> None:
     cls.__init__ = init
 
 
-_NOARG: Any = object()  # a default_factory field's argument, not given
-
-
-def build(cls: type[_E], at: datetime, data: dict) -> _E:
-    """An event of class `cls` at `at` with the fields in `data` (a dict of its own that the
-    event keeps: not to be used again), as `cls(at=at, **data)` makes it: a TypeError for a
-    field it lacks or does not have."""
-    order, template, required, factories = cls.SHAPE
-    fields_ = template.copy()  # (every field in its place, in order: the defaults set)
-    fields_.update(data)
-    if len(fields_) != len(order) or "at" in data or not data.keys() >= required:
-        raise TypeError(f"{cls.__name__}: fields {sorted(data)} are not its fields {list(order[1:])}")
-    fields_["at"] = at
-    for name, make in factories:
-        if name not in data:
-            fields_[name] = make()
-    event = _new(cls)
-    _set(event, "__dict__", fields_)
-    return event
-
-
 def make(type_: str | type[Event], at: datetime, data: dict) -> Event:
     """An event of `type_` (a class or its name) at `at` with these fields."""
     cls = TYPES.get(type_) if isinstance(type_, str) else type_
     if cls is None:
         return RawEvent(type_ if isinstance(type_, str) else type_.type, at, data)
-    return build(cls, at, dict(data))
+    return cls(at=at, **data)
 
 
 def from_json(type_: str, at: datetime, data: dict) -> Event:
@@ -184,7 +154,7 @@ def from_json(type_: str, at: datetime, data: dict) -> Event:
     if cls is None:
         return RawEvent(type_, at, data)
     try:
-        return build(cls, at, dict(data))
+        return cls(at=at, **data)
     except TypeError:  # a shape this bot does not know: keep it as it was written
         return RawEvent(type_, at, data)
 

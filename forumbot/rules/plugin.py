@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Callable, ClassVar, Protocol, TypeVar, overload
 
 from .commands import Command, Refusal
-from .events import TYPES, Event, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed, build
+from .events import TYPES, Event, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed
 from .state import FOLDS, GameState
 
 
@@ -239,10 +239,9 @@ class Tx:
     def emit(self, type_: str | type[Event], **fields: Any) -> Event:
         """Emit an event of `type_` (its class, or its name) with these fields, now."""
         cls = TYPES.get(type_) if isinstance(type_, str) else type_
-        at = self.at
-        event = build(cls, at, fields) if cls is not None else RawEvent(str(type_), at, fields)
+        event = cls(at=self.at, **fields) if cls is not None else RawEvent(str(type_), self.at, fields)
         state = self.state
-        state.last_event_at = at  # (fold(state, event), inline)
+        state.last_event_at = self.at  # (fold(state, event), inline)
         f = FOLDS.get(event.type)
         if f is not None:
             f(state, event)
