@@ -59,9 +59,8 @@ class Game(BaseModel):
     thread_url = CharField(null=True)
     created_at = DateTimeField()
     next_deadline = DateTimeField(null=True, index=True)
-    # When the game's open phase opened: a copy of its state's, kept with each change, so
-    # that a restarted bot finds the comments its edit re-check watches without replaying
-    # every game (null: not known yet; the state is the truth and corrects it when rebuilt).
+    # When its open phase opened, a copy of the state's kept with each change: a restarted bot
+    # finds what its edit re-check watches without a replay (null: not known; the state corrects it).
     phase_opened = DateTimeField(null=True)
 
     @property
@@ -343,10 +342,9 @@ def set_status_edit(game_id: int, key: str, block: str, now: datetime) -> None:
 
 
 def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
-    """`set_status_edit` for several games (game id, key, block) in one statement: a row
-    whose block changed goes back to pending; one that holds this block stays as it is.
-    A pending row's `created_at` is when the post's block first went out of date: a newer
-    block replacing one not yet sent keeps it (the outbox coalesces edits by it)."""
+    """`set_status_edit` for several games (game id, key, block) in one statement: a changed
+    block goes back to pending, keeping a pending row's `created_at` (when the post first went
+    out of date: the outbox coalesces edits by it); one that holds this block stays as it is."""
     rows = [{"key": key, "game": game_id, "kind": "edit", "body": block, "priority": 3,
              "created_at": naive(now)} for game_id, key, block in blocks]
     since = Case(None, [(Outbox.state == "pending", Outbox.created_at)], EXCLUDED.created_at)
@@ -360,8 +358,7 @@ def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
 
 
 def get_cursor(forum: str) -> dict:
-    rows = Cursor.select().where(Cursor.forum == forum)
-    return {r.name: json.loads(r.value) for r in rows}
+    return {r.name: json.loads(r.value) for r in Cursor.select().where(Cursor.forum == forum)}
 
 
 def set_cursor(forum: str, cursor: dict, before: dict | None = None) -> None:
@@ -376,9 +373,8 @@ def set_cursor(forum: str, cursor: dict, before: dict | None = None) -> None:
 
 
 def storable(text: str) -> str:
-    """Text any database keeps: a forum's JSON may carry a NUL (PostgreSQL refuses it) or a
-    lone surrogate (no UTF-8 form): each becomes U+FFFD, so one odd message never stops the
-    inbox for everyone."""
+    """Text any database keeps: a NUL (PostgreSQL refuses it) or a lone surrogate (no UTF-8
+    form) from a forum becomes U+FFFD, so one odd message never stops the inbox for everyone."""
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
     try:
