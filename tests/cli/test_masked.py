@@ -89,12 +89,17 @@ def test_no_command_prints_the_database_password(url, command, tmp_path, capsys)
 def test_doctor_shows_the_url_of_a_working_database_masked(tmp_path, capsys):
     if not postgres_up():
         pytest.skip("no PostgreSQL at 127.0.0.1:5432")
+    # doctor only reads: the bot's tables are made first, in this worker's own database (the
+    # shared one may be another run's, its tables dropped at any moment)
+    name = (os.environ.get("FORUMBOT_TEST_DATABASE_URL") or "/test").rsplit("/", 1)[-1]
+    store.connect(f"postgresql://postgres@127.0.0.1:5432/{name}").create_tables(store.MODELS)
+    store.close()
     code, text = cli(capsys, "doctor", "--settings",
-                     settings_file(tmp_path, f"postgresql://postgres:{SECRET}@127.0.0.1:5432/test"))
+                     settings_file(tmp_path, f"postgresql://postgres:{SECRET}@127.0.0.1:5432/{name}"))
     assert code == 0, text
     lines = {line.split(":")[0].split("  ")[-1].strip(): line for line in text.splitlines()}
-    assert "database postgresql://postgres:***@127.0.0.1:5432/test" in lines["settings"], text
-    assert "postgresql://postgres:***@127.0.0.1:5432/test opens and is writable" in lines["database"], text
+    assert f"database postgresql://postgres:***@127.0.0.1:5432/{name}" in lines["settings"], text
+    assert f"postgresql://postgres:***@127.0.0.1:5432/{name} opens and is writable" in lines["database"], text
     assert SECRET not in text
 
 
