@@ -43,6 +43,7 @@ test-mutation: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/engine.py
 	$(PY) bench/cycle.py
+	$(PY) bench/day.py 100 300
 
 # ruff (the rules in pyproject.toml), mypy on forumbot/ and adapters/ ([tool.mypy]), and the
 # layers: what each part of the bot may import ([tool.importlinter])

@@ -67,10 +67,10 @@ def normalized(export: dict, game: store.Game) -> dict:
     return norm(export)
 
 
-PRESETS = [p if p in ("resistance", "avalon") else pytest.param(p, marks=pytest.mark.long) for p in GAMES]
+PRESETS = [p if p == "resistance" else pytest.param(p, marks=pytest.mark.long) for p in GAMES]
 
 
-@pytest.mark.parametrize("preset", PRESETS)  # two in `make test`, all five in `make test-long`
+@pytest.mark.parametrize("preset", PRESETS)  # one in `make test`, all five in `make test-long`
 def test_a_whole_game_through_run_once_exports_the_same_on_discourse_and_reddit(preset, tmp_path, monkeypatch):
     d_export, d_same, d = cli_game("discourse", preset, 11, tmp_path, monkeypatch)
     r_export, r_same, r = cli_game("reddit", preset, 11, tmp_path, monkeypatch)

@@ -82,7 +82,7 @@ def _first_vote(t: CliTable, skew: float) -> None:
         t.cycle()
 
 
-@pytest.mark.parametrize("skew", [60, -60])
+@pytest.mark.parametrize("skew", [60, pytest.param(-60, marks=pytest.mark.long)])  # (-60: under long)
 def test_a_skewed_forum_clock_loses_no_vote_in_a_whole_game_through_run_once(cli_table, skew):
     t = cli_table(skew).start(seed=7, extra=VOTE)
     _first_vote(t, skew)

@@ -33,7 +33,7 @@ def run(preset: str, fault_rate: float, clock_cls, seed: int = 3):
         fake.stop()
 
 
-@pytest.mark.parametrize("preset", [p if p in ("resistance", "avalon-2020") else pytest.param(p, marks=pytest.mark.long)
+@pytest.mark.parametrize("preset", [p if p == "resistance" else pytest.param(p, marks=pytest.mark.long)
                                     for p in GAMES])  # the other presets: `make test-long`
 def test_a_fifth_of_requests_fail_and_the_game_is_the_same(preset, db, no_prawcore_sleep):
     from forumbot import store

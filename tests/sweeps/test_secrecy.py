@@ -25,7 +25,7 @@ def sweep(games_per_size: int, seed0: int = 0, tables=TABLES):
 
 
 def test_secrecy_sweep_every_table_size():
-    sweep(games_per_size=2)
+    sweep(games_per_size=1)  # (`make test-long`: 5,000+ games a preset)
 
 
 PRESETS = ["resistance", "resistance-plot", "avalon", "avalon-2020", "so-say-we-all"]
