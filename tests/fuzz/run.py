@@ -1,6 +1,6 @@
 """Runs the fuzz targets of `fuzz_targets.py`, each in a subprocess, for N inputs or T seconds:
 
-    python tests/fuzz/run.py --runs 20000            # CI: a fixed number of inputs a target
+    python tests/fuzz/run.py --runs 20000 --jobs 2   # CI: a fixed number of inputs a target, two at a time
     python tests/fuzz/run.py --seconds 180 config    # `make test-long`: a time a target
 
 Prints per target the inputs tried, the failures found (each input saved under --out, with
@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = pathlib.Path(__file__).resolve().parent
 TARGETS = ["config", "settings", "comment", "pm"]
@@ -67,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=int, help="seconds per target")
     ap.add_argument("--max-len", type=int, default=16384, help="the longest input, in bytes")
     ap.add_argument("--out", default="fuzz-findings", help="where found inputs and logs go")
+    ap.add_argument("--jobs", type=int, default=1, help="targets fuzzed at the same time (one process each)")
     a = ap.parse_args(argv)
     if importlib.util.find_spec("atheris") is None:
         print("fuzz: atheris is not installed (pip install atheris; Python < 3.12): skipped")
@@ -79,14 +81,20 @@ def main(argv: list[str] | None = None) -> int:
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     bad = False
-    for target in a.targets or TARGETS:
-        r = run_target(target, a.runs, a.seconds, out, a.max_len)
-        print(f"fuzz {r['target']:8} {r['inputs']:>8} inputs in {r['seconds']:.0f}s; worst input "
-              f"{r['worst'] * 1000:.1f} ms CPU ({r['worst_len']} bytes); found {len(r['found'])}", flush=True)
-        for where, name in r["found"].items():
-            print(f"    {where}: {out / target / name}", flush=True)
-        bad |= bool(r["found"])
+    with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:  # each target is its own process
+        results = pool.map(lambda t: run_target(t, a.runs, a.seconds, out, a.max_len), a.targets or TARGETS)
+        for r in results:  # in the targets' order, each as it is done
+            bad |= report(r, out)
     return 1 if bad else 0
+
+
+def report(r: dict, out: pathlib.Path) -> bool:
+    """Prints one target's figures and findings; True when it found something."""
+    print(f"fuzz {r['target']:8} {r['inputs']:>8} inputs in {r['seconds']:.0f}s; worst input "
+          f"{r['worst'] * 1000:.1f} ms CPU ({r['worst_len']} bytes); found {len(r['found'])}", flush=True)
+    for where, name in r["found"].items():
+        print(f"    {where}: {out / r['target'] / name}", flush=True)
+    return bool(r["found"])
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def test_the_fixtures_cover_every_preset_and_table_size():
     assert sum(p.stat().st_size for p in FIXTURES.iterdir()) < 2_000_000
 
 
-EVERY = [2, pytest.param(1, marks=pytest.mark.long)]  # make test: 240 games a preset; test-long: all 480
+EVERY = [4, pytest.param(1, marks=pytest.mark.long)]  # make test: 120 games a preset; test-long: all 480
 
 
 @pytest.mark.parametrize("every", EVERY)
@@ -94,12 +94,13 @@ def test_event_logs_refusals_and_states_are_identical(preset, every):
     assert not wrong, f"{len(wrong)} games differ; the first: {wrong[:3]}"
 
 
+@pytest.mark.parametrize("every", [40, pytest.param(20, marks=pytest.mark.long)])  # (of the games)
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_apply_leaves_the_state_as_it_was(preset):
+def test_apply_leaves_the_state_as_it_was(preset, every):
     """Refused or not, a command leaves the state it came to unchanged (the engine works on a
     copy-on-write clone): checked after every command of some of the games."""
     for line in fixture(preset):
-        if line["i"] % 20 == 0:
+        if line["i"] % every == 0:
             config = config_of(preset, line)
             host = random.Random(f"host:{line['seed']}") if line["kind"] == "host" else None
             drive(config, line["seed"], host, check=True)
