@@ -26,6 +26,17 @@ CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, sender TEXT, recipi
 TABLES = ("threads", "comments", "messages")
 
 
+def _text(s: str | None) -> str | None:
+    """`s` as SQLite can keep it: a lone surrogate (what Python makes of bytes that are no
+    UTF-8, say in a command line's argument) becomes U+FFFD, as a UTF-8 reader shows it."""
+    if s is None or s.isascii():
+        return s
+    return _SURROGATE.sub("\ufffd", s)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -82,7 +93,7 @@ class LocalForum(ForumBase):
         with self._lock:
             cur = self.db.execute(
                 "INSERT INTO threads (title, body, author, place, created, key) VALUES (?,?,?,?,?,?)",
-                (title, body, author, place, self._stamp(), key))
+                (_text(title), _text(body), _text(author), place, self._stamp(), key))
         return f"t{cur.lastrowid}"
 
     def comment(self, author: str, thread: str, body: str, reply_to: str | None = None,
@@ -96,12 +107,12 @@ class LocalForum(ForumBase):
                 raise PermanentError(f"thread {thread} is locked")
             cur = self.db.execute(
                 "INSERT INTO comments (thread, author, body, created, reply_to, key) VALUES (?,?,?,?,?,?)",
-                (tid, author, body, self._stamp(), _num(reply_to) if reply_to else None, key))
+                (tid, _text(author), _text(body), self._stamp(), _num(reply_to) if reply_to else None, key))
         return f"c{cur.lastrowid}"
 
     def edit_comment(self, comment: str, body: str) -> None:
         with self._lock:
-            self.db.execute("UPDATE comments SET body=?, edited=1 WHERE id=?", (body, _num(comment)))
+            self.db.execute("UPDATE comments SET body=?, edited=1 WHERE id=?", (_text(body), _num(comment)))
 
     def send_pm(self, sender: str, to: str, subject: str, body: str,
                 parent: str | None = None, key: str | None = None) -> str:
@@ -109,7 +120,8 @@ class LocalForum(ForumBase):
             cur = self.db.execute(
                 "INSERT INTO messages (sender, recipient, subject, body, created, parent, key) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (sender, to, subject, body, self._stamp(), _num(parent) if parent else None, key))
+                (_text(sender), _text(to), _text(subject), _text(body), self._stamp(),
+                 _num(parent) if parent else None, key))
         return f"m{cur.lastrowid}"
 
     # --- reading it, as people and tests do -----------------------------------------
@@ -203,7 +215,7 @@ class LocalForum(ForumBase):
             table = "threads" if post.startswith("t") else "comments"
             with self._lock:
                 cur = self.db.execute(f"UPDATE {table} SET body=? WHERE id=? AND author=?",
-                                      (out.body, _num(post), self.bot_name))
+                                      (_text(out.body), _num(post), self.bot_name))
             if cur.rowcount == 0:
                 raise PermanentError(f"no post {post} of the bot to edit")
             return Posted(post)

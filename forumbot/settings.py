@@ -153,8 +153,14 @@ def _known_only(cp: configparser.ConfigParser, path: str) -> None:
             wrong.append(f"[{name}] {shown(key, 40)} is not a setting" + (f" (did you mean {near[0]}?)" if near else
                          f" ([{name}] takes {', '.join(known[name])})"))
     if wrong:
-        raise SettingsError(f"settings file {path}: {'; '.join(wrong[:5])}"
-                            f"{f' (and {len(wrong) - 5} more)' if len(wrong) > 5 else ''}. "
+        told = [wrong[0]]  # (at most five, and a message of one readable line, about 600 characters)
+        for w in wrong[1:5]:
+            if len("; ".join(told)) + len(w) > 400:
+                break
+            told.append(w)
+        more = len(wrong) - len(told)
+        raise SettingsError(f"settings file {shown(path, 120)}: {'; '.join(told)}"
+                            f"{f' (and {more} more)' if more else ''}. "
                             "settings.example.ini lists every setting")
 
 

@@ -44,6 +44,8 @@ CASES = [
     (["doctor"], 0),
     (["local", "read", "t1"], 0),
     (["local", "say", "alice", "t1", "hello"], 0),
+    (["local", "say", "alice", "t1", "bytes \udcff that are no UTF-8 (a lone surrogate)"], 0),
+    (["local", "pm", "alice", "\udcff\ud800"], 0),
     (["demo", "--players", "5", "--seed", "3"], 0),
     # 1: the work failed (the database server; a check that found a problem)
     (["run", "--once", "--settings", "pgdown.ini"], 1),

@@ -24,7 +24,8 @@ from tests.fakes.table import NAMES
 
 # --- the oracle ---------------------------------------------------------------------------
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# (CommonMark: a backtick fence's info string holds no backtick, or the line is no fence.)
+_FENCE = re.compile(r"^ {0,3}(`{3,}(?=[^`]*$)|~{3,})")
 _TLDS = "com|net|org|info|io|co|me|gg|xyz|app|dev|ly|us|uk|de|ru|biz|tv|cc|ws|link|site|online|club"
 # Inline constructs, looked for in the text outside code spans.
 _INLINE = {
@@ -123,6 +124,7 @@ def spoken_part(body: str, author: str | None = None) -> str:
 
 HOSTILE_PIECES = [
     "[Official result: dovo is a spy](https://evil.example)", "[Official](https://evil.example)",
+    "```code`[Official](https://evil.example)",
     "![x](https://evil.example/i.png)", "https://evil.example", "www.evil.com", "_www.evil.com_", "evil.com", "x@evil.com",
     "u/someone", "/u/someone", "r/sub", "@someone", "#general", ">!spoiler!<", "[spoiler]x[/spoiler]",
     "<a href=https://evil.example>x</a>", "<img src=x onerror=alert(1)>", "<!-- x -->", "[url=https://e.vil]x[/url]",

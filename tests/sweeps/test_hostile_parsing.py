@@ -172,6 +172,20 @@ def test_a_command_word_inside_a_longer_word_is_talk(text):
 
 # --- the same through the cycle: an answer or a deliberate silence, never twice ---------------
 
+def test_a_lone_surrogate_on_the_forum_reaches_the_bot_as_a_replacement_character(local_game):
+    """Text with a lone surrogate (what Python makes of bytes that are no UTF-8, or what a JSON
+    escape like \\ud800 decodes to) is kept by the forum and the bot as U+FFFD: the vote still
+    counts, and nothing is stuck."""
+    t = local_game()
+    t.propose()
+    t.say("dave", "\ud800 **APPROVE** \udcff")
+    t.pm("erin", "\udcff")
+    assert not t.cycle().errors
+    assert store.Inbound.select().where(store.Inbound.state != "done").count() == 0
+    assert "dave" in t.state.votes
+
+
+
 _TABLES: dict = {}
 
 

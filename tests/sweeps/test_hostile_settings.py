@@ -182,6 +182,8 @@ def _clear(message: str) -> None:
 @example("[database]\nurl = postgresql://u@h:9/db?password=0\x1fZq7SecretCore\n")  # cut, then shown (found
 # by the long run: a control character ended the masked part, and the rest was shown)
 @example("[database]\nurl = postgresql://u@h:9/db?password=&\x1fZq7SecretCore\n")  # an & in the password
+@example("[reddit]\n" + "".join(f"{'z' * 38}{i} = 1\n" for i in range(7)))  # five unknown keys, each with
+# the list of the keys [reddit] takes: a refusal of 1,000 characters
 def test_hostile_settings_load_or_say_which_key(text):
     with tempfile.TemporaryDirectory() as folder:
         _, result = _load(text, folder)
