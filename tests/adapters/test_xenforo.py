@@ -2,7 +2,7 @@
 moderator as every other forum: what a naive adapter would get wrong has a test each (the
 cost of a poll, pages, the marker, the flood check, the error ladder, deleted and edited
 posts, conversations), and the settings and doctor. The whole-game, fault, crash, secrecy
-and corpus suites: test_xenforo_sweeps.py."""
+and corpus suites: test_forum_sweeps.py (with Discourse's)."""
 from __future__ import annotations
 
 import pytest
