@@ -244,3 +244,31 @@ class HTTPForum(ForumBase):
         if errors and len(errors) == tried:
             raise TransientError(f"reading the bot's own posts: {errors[0]}")
         return tokens
+
+
+# --- doctor's login check, the same on each forum -------------------------------------------
+
+
+def login(read_me: Callable[[], dict], where: str, skipped: Iterable[str]):
+    """`forumbot doctor`'s first check: yields its failure where the key cannot be used (and
+    each check in `skipped` as skipped where the login itself failed), and returns who the
+    key acts as (None: the checks stop there)."""
+    try:
+        return read_me()
+    except LoginFailed as e:
+        yield "fail", "login", str(e)
+        for name in skipped:
+            yield "skip", name, "not checked: the login failed"
+    except ForumError as e:
+        yield "fail", "login", f"cannot use {where}: {e}"
+    return None
+
+
+def acts_as(name: str, username: str | None, setting: str, mention: str = "") -> tuple[str, str, str]:
+    """doctor's line on whom the key acts as (`name`, shown after the forum's `mention`),
+    against the name the settings give (`setting`: where)."""
+    shown = mention + name
+    if username and name.casefold() != username.casefold():
+        return "fail", "login", (f"the key acts as {shown}, but {setting} is {username}: the bot would take "
+                                 "its own posts for players'")
+    return "ok", "login", f"the API key acts as {shown}"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import ForumError, LoginFailed
+from .base import ForumError
+from .http_forum import acts_as, login
 
 if TYPE_CHECKING:
     from .xenforo import XenForoForum
@@ -38,25 +39,15 @@ def missing_scopes(index) -> list[str] | None:
 
 def xenforo_checks(forum: "XenForoForum", nodes: list[str], username: str | None = None):
     """Yields (status, name, detail) for `forumbot doctor`."""
-    try:
-        me = (forum._get("/me") or {}).get("me") or {}
-    except LoginFailed as e:
-        yield FAIL, "login", str(e)
-        yield SKIP, "scopes", "not checked: the login failed"
-        return
-    except ForumError as e:
-        yield FAIL, "login", f"cannot use {forum.api}: {e}"
+    me = yield from login(lambda: (forum._get("/me") or {}).get("me") or {}, forum.api, ["scopes"])
+    if me is None:
         return
     name = str(me.get("username") or "")
     if not me.get("user_id") or not name:
         yield FAIL, "login", ("the key acts as a guest: make a user key for the bot's account, or for a super "
                               f"user key set [xenforo] user_id to the bot's user id ({GUIDE})")
         return
-    if username and name.casefold() != username.casefold():
-        yield FAIL, "login", (f"the key acts as {name}, but [xenforo] api_user is {username}: the bot would take "
-                              "its own posts for players'")
-    else:
-        yield OK, "login", f"the API key acts as {name}"
+    yield acts_as(name, username, "[xenforo] api_user")
     try:
         missing = missing_scopes(forum._get("/"))
     except ForumError as e:
