@@ -44,9 +44,12 @@ def post_ref(ref: str | None) -> tuple[int, int, int] | None:
 
 
 def _utc(stamp: str | None) -> datetime:
-    if not stamp:
+    """A post's time as Discourse writes it (ISO 8601); now, where it is missing or not one
+    (as on XenForo)."""
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return datetime.now(timezone.utc)
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
 def _errors(payload) -> str:

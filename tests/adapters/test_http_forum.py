@@ -99,3 +99,14 @@ def test_wait_seconds_believes_a_number_from_0_to_an_hour():
         got = wait_seconds(odd)
         assert math.isfinite(got) and 0 <= got <= LONGEST_WAIT, odd
     assert wait_seconds("soon", None, -1, float("nan")) == DEFAULT_WAIT
+
+
+def test_a_discourse_post_time_that_is_no_time_is_now():
+    from datetime import datetime, timezone
+
+    from adapters.discourse_http import _utc
+
+    assert _utc("2026-12-03T06:00:00.000Z") == datetime(2026, 12, 3, 6, tzinfo=timezone.utc)
+    before = datetime.now(timezone.utc)
+    for odd in (None, "", "yesterday", 12, "2026-13-45T99:00:00Z", ["x"]):
+        assert _utc(odd) >= before, odd

@@ -138,7 +138,7 @@ def forked_table(swept: Swept, fake, url: str, clock) -> Table:
     def adapter():
         return swept.forum(fake, monotonic=lambda: clock().timestamp())
 
-    class Forked(swept.table):  # type: ignore[name-defined,misc]
+    class Forked(swept.table):
         def cycle(self, fresh: bool = False):
             forked_cycle(self, url, adapter)
             return _Report()
