@@ -34,29 +34,17 @@ how this adapter lives with it:
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from dataclasses import replace
 from typing import Callable
-from urllib.parse import urlparse
 
 import requests
 
-from .base import (
-    ForumBase,
-    ForumError,
-    LoginFailed,
-    Markup,
-    Outgoing,
-    PermanentError,
-    Posted,
-    Traits,
-    TransientError,
-    UncertainError,
-)
+from .base import ForumError, Markup, Outgoing, PermanentError, Posted, Traits, UncertainError
 from .discourse_http import post_ref, topic_of
 from .discourse_reads import IDS_PER_READ, MAX_PAGES, PAGE, DiscourseReads
+from .http_forum import cut, mention, norm_title, token, web_address
 
 FIND_PAGES = 3  # pages of the listing searched for a post after an uncertain failure
 PM_CANDIDATES = 5  # sent PM topics whose first post is read when looking for a PM
@@ -66,16 +54,10 @@ MARK_TOKEN = re.compile(r"<!-- fb:([0-9a-f]{16,64}) -->")
 
 def marker(out: Outgoing | str) -> str:
     """The invisible mark of an outbox item: its token (keyed with the database's secret)."""
-
-    if isinstance(out, str):
-        token = hashlib.sha256(out.encode()).hexdigest()[:16]
-    else:
-        token = out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]
-    return f"<!-- fb:{token} -->"
+    return f"<!-- fb:{token(out)} -->"
 
 
 MAX_POST = 32000  # Discourse's default max_post_length (site_settings.yml)
-CUT = "\n\n(The rest of this message was cut: it was longer than the forum takes.)"
 
 
 def prepare(body: str, limit: int = MAX_POST) -> str:
@@ -83,17 +65,10 @@ def prepare(body: str, limit: int = MAX_POST) -> str:
     `<!--` would hide the rest of the post; a planted marker is taken out), and no longer
     than Discourse takes (a reply that lists a huge config's every problem would be
     refused whole, and its sender would learn nothing)."""
-    body = MARKER.sub("", body).replace("<!--", "&lt;!--")
-    if len(body) > limit - 100:  # (the outbox fits every body before: a backstop)
-        body = body[:limit - 100 - len(CUT)].rstrip() + CUT
-    return body
+    return cut(MARKER.sub("", body).replace("<!--", "&lt;!--"), limit, 100)
 
 
-
-def _norm_title(title: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", (title or "").casefold())
-
-class DiscourseForum(DiscourseReads, ForumBase):
+class DiscourseForum(DiscourseReads):
     markup = Markup.MARKDOWN
     # 60 requests a minute for all of a site's keys; the listing is read back 10 pages of 50;
     # a reply names a player with an @mention (which notifies them); new topics go in a category.
@@ -116,12 +91,7 @@ class DiscourseForum(DiscourseReads, ForumBase):
 
     @classmethod
     def from_settings(cls, s: dict[str, str], **kw) -> "DiscourseForum":
-        missing = [k for k in ("url", "api_key", "api_username") if not s.get(k)]
-        if missing:
-            raise ValueError(f"fill in {', '.join(missing)}")
-        url = s["url"].strip()
-        if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
-            raise ValueError(f"url = {url}: not a web address like https://forum.example.org")
+        url = web_address(s, ("url", "api_key", "api_username"))
         forum = cls(url, s["api_key"].strip(), s["api_username"].strip(), s.get("category"), **kw)
         limit = (s.get("max_post_length") or "").strip()  # the site's setting, where it is not 32,000
         if limit:
@@ -169,7 +139,7 @@ class DiscourseForum(DiscourseReads, ForumBase):
             tid = topic_of(out.thread)
             if tid is None:
                 raise PermanentError(f"{out.thread!r} is not a Discourse topic")
-            data = {"topic_id": tid, "raw": _mention(body)}
+            data = {"topic_id": tid, "raw": mention(body)}
             replied = post_ref(out.reply_to)
             if replied and replied[0] == tid:
                 data["reply_to_post_number"] = replied[1]
@@ -253,82 +223,65 @@ class DiscourseForum(DiscourseReads, ForumBase):
             raise PermanentError(f"there is no category {ref!r} on the forum (there are: {names})")
         return int(c["id"])
 
-    def find_posted(self, out: Outgoing) -> Posted | None:
+    def _find(self, out: Outgoing) -> Posted | None:
         mark = marker(out)
         mine = self.bot_name.casefold()
-        try:
-            if out.kind in ("thread", "comment"):
-                before = None
-                for _ in range(FIND_PAGES):
-                    page = self._page(before)
-                    for p in page:
-                        if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
-                            if out.kind == "thread" and p.get("post_number") == 1:
-                                self._first_posts[int(p["topic_id"])] = int(p["id"])
-                                return Posted(f"topic:{p['topic_id']}", self._url(p, whole=True))
-                            if out.kind == "comment":
-                                return Posted(f"{p['topic_id']}/{p['post_number']}/{p['id']}", self._url(p))
-                    if len(page) < PAGE:
-                        break
-                    before = min(p["id"] for p in page)
-                tid = topic_of(out.thread)
-                if out.kind == "comment" and tid is not None:  # its own topic's newest posts
-                    view = self._get(f"/t/{tid}.json")
-                    tail = ((view.get("post_stream") or {}).get("stream") or [])[-IDS_PER_READ:]
-                    for p in self._posts_by_id(tid, tail) if tail else []:
-                        if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
-                            return Posted(f"{tid}/{p['post_number']}/{p['id']}", self._url(dict(p, topic_id=tid)))
-                return None
-            if out.kind == "pm":
-                page = (self._get("/private-posts.json") or {}).get("private_posts") or []
+        if out.kind in ("thread", "comment"):
+            before = None
+            for _ in range(FIND_PAGES):
+                page = self._page(before)
                 for p in page:
                     if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
-                        return Posted(f"pm:{p['topic_id']}", self._url(p, whole=True))
-                sent = self._get(f"/topics/private-messages-sent/{self.bot_name}.json") or {}
-                want = _norm_title(out.subject)
-                tried = 0
-                for t in (sent.get("topic_list") or {}).get("topics") or []:
-                    if want and _norm_title(t.get("title") or "") != want:
-                        continue
-                    tried += 1
-                    if tried > PM_CANDIDATES:
-                        break
-                    data = self._get(f"/t/{t['id']}/posts.json", [("include_raw", "true")]) or {}
-                    for p in (data.get("post_stream") or {}).get("posts") or []:
-                        if p.get("post_number") == 1 and mark in (p.get("raw") or ""):
-                            return Posted(f"pm:{t['id']}", f"{self.base}/t/{t.get('slug') or 'topic'}/{t['id']}")
-                return None
-        except LoginFailed:
-            raise
-        except ForumError as e:
-            raise TransientError(f"looking for {out.key}: {e}") from e
+                        if out.kind == "thread" and p.get("post_number") == 1:
+                            self._first_posts[int(p["topic_id"])] = int(p["id"])
+                            return Posted(f"topic:{p['topic_id']}", self._url(p, whole=True))
+                        if out.kind == "comment":
+                            return Posted(f"{p['topic_id']}/{p['post_number']}/{p['id']}", self._url(p))
+                if len(page) < PAGE:
+                    break
+                before = min(p["id"] for p in page)
+            tid = topic_of(out.thread)
+            if out.kind == "comment" and tid is not None:  # its own topic's newest posts
+                view = self._get(f"/t/{tid}.json")
+                tail = ((view.get("post_stream") or {}).get("stream") or [])[-IDS_PER_READ:]
+                for p in self._posts_by_id(tid, tail) if tail else []:
+                    if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
+                        return Posted(f"{tid}/{p['post_number']}/{p['id']}", self._url(dict(p, topic_id=tid)))
+            return None
+        if out.kind == "pm":
+            page = (self._get("/private-posts.json") or {}).get("private_posts") or []
+            for p in page:
+                if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
+                    return Posted(f"pm:{p['topic_id']}", self._url(p, whole=True))
+            sent = self._get(f"/topics/private-messages-sent/{self.bot_name}.json") or {}
+            want = norm_title(out.subject)
+            tried = 0
+            for t in (sent.get("topic_list") or {}).get("topics") or []:
+                if want and norm_title(t.get("title") or "") != want:
+                    continue
+                tried += 1
+                if tried > PM_CANDIDATES:
+                    break
+                data = self._get(f"/t/{t['id']}/posts.json", [("include_raw", "true")]) or {}
+                for p in (data.get("post_stream") or {}).get("posts") or []:
+                    if p.get("post_number") == 1 and mark in (p.get("raw") or ""):
+                        return Posted(f"pm:{t['id']}", f"{self.base}/t/{t.get('slug') or 'topic'}/{t['id']}")
+            return None
         return None
 
     def own_marks(self) -> list[str] | None:
         """The marker tokens in the bot's posts among the newest public and private posts
         (two requests); a listing that cannot be read is left out, unless both cannot."""
-        mine, tokens, errors = self.bot_name.casefold(), [], []
-        for read in (lambda: self._page(None), lambda: (self._get("/private-posts.json") or {}).get("private_posts")):
-            try:
-                posts = read() or []
-            except LoginFailed:
-                raise
-            except ForumError as e:
-                errors.append(str(e))
-                continue
-            tokens += [t for p in posts if str(p.get("username") or "").casefold() == mine
-                       for t in MARK_TOKEN.findall(p.get("raw") or "")]
-        if len(errors) == 2:
-            raise TransientError(f"reading the bot's own posts: {errors[0]}")
-        return tokens
+        mine = self.bot_name.casefold()
+
+        def texts(posts) -> list[str]:
+            return [p.get("raw") or "" for p in posts or [] if str(p.get("username") or "").casefold() == mine]
+        return self._marks_in((lambda: texts(self._page(None)),
+                               lambda: texts((self._get("/private-posts.json") or {}).get("private_posts"))),
+                              MARK_TOKEN)
 
     def sent_id(self, message: str) -> str | None:
         """The id `post()` gave the PM that `message` answers: its topic's."""
         parsed = post_ref(message)
         return f"pm:{parsed[0]}" if parsed else None
 
-
-def _mention(body: str) -> str:
-    """A reply written before replies used the forum's own mention (`u/name:`, in an outbox
-    of an older version) starts with a Discourse @mention instead, which tells them."""
-    return re.sub(r"^u/([^\s:]+):", r"@\1:", body, count=1)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import ForumError, LoginFailed
+from .base import ForumError
+from .http_forum import acts_as, login
 
 if TYPE_CHECKING:
     from .discourse import DiscourseForum
@@ -38,27 +39,16 @@ def discourse_checks(forum: DiscourseForum, categories: list[str], username: str
     at least send PMs), each category exists and takes new topics from it, and the site
     settings let players' short commands through. Yields (status, name, detail); nothing
     is posted."""
-    try:
-        me = (forum._get("/session/current.json") or {}).get("current_user") or {}
-    except LoginFailed as e:
-        yield FAIL, "login", str(e)
-        for ref in categories:
-            yield SKIP, f"category {ref}", "not checked: the login failed"
-        yield SKIP, "private messages", "not checked: the login failed"
-        return
-    except ForumError as e:
-        yield FAIL, "login", f"cannot use {forum.base}: {e}"
+    me = yield from login(lambda: (forum._get("/session/current.json") or {}).get("current_user") or {},
+                          forum.base, [*(f"category {ref}" for ref in categories), "private messages"])
+    if me is None:
         return
     name = str(me.get("username") or "")
     if not name:
         yield FAIL, "login", (f"{forum.base} did not say who the key belongs to: check [discourse] "
                               "url (the forum's own address) and api_key")
         return
-    if username and name.casefold() != username.casefold():
-        yield FAIL, "login", (f"the key acts as @{name}, but [discourse] api_username is {username}: "
-                              "the bot would take its own posts for players'")
-    else:
-        yield OK, "login", f"the API key acts as @{name}"
+    yield acts_as(name, username, "[discourse] api_username", "@")
     staff = bool(me.get("admin") or me.get("moderator"))
     if staff:
         yield OK, "staff", (f"@{name} is {'an admin' if me.get('admin') else 'a moderator'}: Discourse's "

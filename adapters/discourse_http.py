@@ -8,6 +8,9 @@
 - 403, 404 and 422 are permanent, with Discourse's own `errors`; "The API username or key
   is invalid" is a failed login.
 
+The session, the allowance, the retries and what a write's failure means are the HTTP
+forums' own (adapters/http_forum.py); this module says what Discourse's answers mean.
+
 pydiscourse is not used: it sleeps inside a call and retries on 429 (up to four times,
 blocking the cycle for minutes), sends with no timeout by default and no session, and
 folds a 5xx on a POST and one on a GET into the same error, where the outbox must know
@@ -16,31 +19,16 @@ which writes may have landed.
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import deque
 from datetime import datetime, timezone
 from typing import Callable
 
 import requests
-import urllib3
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
-from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
-from .retries import read_wait
+from .base import ForumError, LoginFailed, PermanentError
+from .http_forum import HTTPForum, _Retry
 
 INVALID_KEY = "API username or key is invalid"
-
-
-class _Retry(Exception):
-    """A read that may work if tried again (a 5xx, a 429, a dropped connection)."""
-
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-_read_wait = read_wait  # (the name the Discourse modules knew it by)
 
 
 def topic_of(thread: str | None) -> int | None:
@@ -56,9 +44,12 @@ def post_ref(ref: str | None) -> tuple[int, int, int] | None:
 
 
 def _utc(stamp: str | None) -> datetime:
-    if not stamp:
+    """A post's time as Discourse writes it (ISO 8601); now, where it is missing or not one
+    (as on XenForo)."""
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return datetime.now(timezone.utc)
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(timezone.utc)
 
 
 def _errors(payload) -> str:
@@ -75,8 +66,11 @@ def _errors(payload) -> str:
     return ""
 
 
+def _read_only(payload) -> bool:
+    return isinstance(payload, dict) and payload.get("error_type") == "read_only"
 
-class DiscourseHTTP:
+
+class DiscourseHTTP(HTTPForum):
     """Requests to one Discourse site as one API user."""
 
     def __init__(self, url: str, api_key: str, api_username: str, session: requests.Session | None = None,
@@ -85,68 +79,23 @@ class DiscourseHTTP:
                  monotonic: Callable[[], float] = time.monotonic):
         self.base = url.rstrip("/")
         self.bot_name = api_username
-        self.timeout = timeout
-        self.session = session or requests.Session()
-        self.session.headers.update({"Api-Key": api_key, "Api-Username": api_username,
-                                     "Accept": "application/json",
-                                     "User-Agent": "forumbot (Discourse adapter)"})
-        self.requests_per_minute = requests_per_minute
-        self._monotonic = monotonic
-        self._sent: deque[float] = deque()  # when each request went out (the last minute)
-        self._blocked_until = 0.0  # after a 429: no request before this
-        self._lock = threading.Lock()
-        self._retrying = Retrying(retry=retry_if_exception_type(_Retry), wait=_read_wait(backoff, max_wait),
-                                  stop=stop_after_attempt(read_attempts), reraise=True)
-        self.requests: list[tuple[str, str]] = []  # (method, path) of every request (tests, bench)
-
-    def requests_left(self) -> int | None:
-        """How many requests the last minute leaves of the site's API allowance (Discourse
-        counts 60 a minute for all of a site's admin API keys together), by our own count."""
-        if self.requests_per_minute is None:
-            return None
-        now = self._monotonic()
-        with self._lock:
-            while self._sent and self._sent[0] <= now - 60:
-                self._sent.popleft()
-            if now < self._blocked_until:
-                return 0
-            return max(0, self.requests_per_minute - len(self._sent))
-
-    def _request(self, method: str, path: str, params=None, data=None) -> requests.Response:
-        now = self._monotonic()
-        if method != "GET" and now < self._blocked_until:  # (a read waits in its retries instead)
-            raise TransientError(f"{method} {path}: rate limited for {self._blocked_until - now:.0f}s more",
-                                 self._blocked_until - now)
-        with self._lock:
-            self._sent.append(now)
-        self.requests.append((method, path))
-        return self.session.request(method, self.base + path, params=params, data=data,
-                                    timeout=self.timeout, allow_redirects=False)
-
-    def _payload(self, r: requests.Response):
-        try:
-            return r.json()
-        except ValueError:
-            return None
+        # (Discourse counts 60 requests a minute for all of a site's admin API keys together)
+        super().__init__(self.base, {"Api-Key": api_key, "Api-Username": api_username,
+                                     "Accept": "application/json", "User-Agent": "forumbot (Discourse adapter)"},
+                         session=session, read_attempts=read_attempts, backoff=backoff, max_wait=max_wait,
+                         timeout=timeout, requests_per_minute=requests_per_minute, monotonic=monotonic)
 
     def _refusal(self, method: str, path: str, r: requests.Response, payload) -> ForumError | _Retry | None:
         """The error an answer means, or None for a success. 5xx and 429 come back as _Retry."""
         status = r.status_code
         said = _errors(payload)
         if status == 429:
-            wait = None
-            if isinstance(payload, dict):
-                wait = (payload.get("extras") or {}).get("wait_seconds")
-            if wait is None:
-                try:
-                    wait = float(r.headers.get("Retry-After", ""))
-                except ValueError:
-                    wait = 60.0
-            wait = float(wait)
-            self._blocked_until = max(self._blocked_until, self._monotonic() + wait)
+            extras = payload.get("extras") if isinstance(payload, dict) else None
+            wait = self._wait((extras if isinstance(extras, dict) else {}).get("wait_seconds"),
+                              r.headers.get("Retry-After"))
             return _Retry(f"{method} {path}: rate limited ({said or 'too many requests'})", wait)
         if status >= 500:
-            if isinstance(payload, dict) and payload.get("error_type") == "read_only":
+            if _read_only(payload):
                 return _Retry(f"{method} {path}: the site is read-only: {said}", 60.0)
             return _Retry(f"{method} {path}: Discourse answered {status}{': ' + said if said else ''}")
         if status in (401, 403) and (INVALID_KEY in said or status == 401):
@@ -164,50 +113,7 @@ class DiscourseHTTP:
             return PermanentError(said)
         return None
 
-    def _get(self, path: str, params=None):
-        """A read, tried again on 5xx, 429 and dropped connections (with backoff)."""
-        def once():
-            try:
-                r = self._request("GET", path, params=params)
-            except requests.RequestException as e:
-                raise _Retry(f"GET {path}: {type(e).__name__}: {e}") from e
-            payload = self._payload(r)
-            error = self._refusal("GET", path, r, payload)
-            if error is not None:
-                raise error
-            return payload
-        try:
-            return self._retrying(once)
-        except _Retry as e:
-            raise TransientError(str(e), e.retry_after) from e
+    def _refused_whole(self, r: requests.Response, payload) -> bool:
+        return r.status_code == 429 or _read_only(payload)  # a read-only site refuses a write whole
 
-    def _write(self, method: str, path: str, data: dict):
-        """A write, sent once: what may have landed is uncertain, never tried again here."""
-        try:
-            r = self._request(method, path, data=data)
-        except (requests.ConnectTimeout, requests.exceptions.SSLError) as e:
-            raise TransientError(f"{method} {path}: {type(e).__name__}: {e}") from e
-        except requests.ConnectionError as e:
-            if _never_sent(e):
-                raise TransientError(f"{method} {path}: cannot connect: {e}") from e
-            raise UncertainError(f"{method} {path}: the connection broke: {e}") from e
-        except requests.RequestException as e:
-            raise UncertainError(f"{method} {path}: {type(e).__name__}: {e}") from e
-        payload = self._payload(r)
-        error = self._refusal(method, path, r, payload)
-        if isinstance(error, _Retry):
-            if r.status_code == 429 or (isinstance(payload, dict) and payload.get("error_type") == "read_only"):
-                raise TransientError(str(error), error.retry_after)  # refused: nothing landed
-            raise UncertainError(str(error))  # a 5xx after the write was sent: it may have landed
-        if error is not None:
-            raise error
-        return payload
-
-
-def _never_sent(e: requests.ConnectionError) -> bool:
-    """Did the connection fail before the request went out (refused, no route, DNS)?"""
-
-    reason = e.args[0] if e.args else None
-    reason = getattr(reason, "reason", reason)
-    return isinstance(reason, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError))
-
+    _write = HTTPForum._send

@@ -19,58 +19,34 @@
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from typing import Callable
-from urllib.parse import urlparse
 
 import requests
 
-from .base import (
-    ForumBase,
-    ForumError,
-    LoginFailed,
-    Markup,
-    Outgoing,
-    PermanentError,
-    Posted,
-    Traits,
-    TransientError,
-    UncertainError,
-)
+from .base import ForumError, Markup, Outgoing, PermanentError, Posted, Traits, UncertainError
+from .http_forum import cut, mention, norm_title, token, web_address
 from .xenforo_reads import PER_PAGE, XenForoReads, conv_of, post_ref, thread_of
 
 MARKER = re.compile(r"\[user=\s*['\"]?fb:[^\]]*\]\s*\[/user\]", re.I)
 MARK_TOKEN = re.compile(r"\[USER=fb:([0-9a-f]{16,64})\]\[/USER\]")
 MAX_POST = 10000  # the messageMaxLength option's default
-CUT = "\n\n(The rest of this message was cut: it was longer than the forum takes.)"
 PM_CANDIDATES = 5  # conversations the bot started whose first message is read when looking for a PM
 
 
 def marker(out: Outgoing | str) -> str:
     """The invisible mark of an outbox item: its token (keyed with the database's secret)."""
-    if isinstance(out, str):
-        token = hashlib.sha256(out.encode()).hexdigest()[:16]
-    else:
-        token = out.token or hashlib.sha256(out.key.encode()).hexdigest()[:16]
-    return f"[USER=fb:{token}][/USER]"
+    return f"[USER=fb:{token(out)}][/USER]"
 
 
 def prepare(body: str, limit: int = MAX_POST) -> str:
     """A body as the bot posts it: no marker of anyone else's (a planted one is taken out),
     and no longer than the forum takes (a backstop: the outbox fits every body before)."""
-    body = MARKER.sub("", body)
-    if len(body) > limit - 60:
-        body = body[:limit - 60 - len(CUT)].rstrip() + CUT
-    return body
+    return cut(MARKER.sub("", body), limit, 60)
 
 
-def _norm(title: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "", (title or "").casefold())
-
-
-class XenForoForum(XenForoReads, ForumBase):
+class XenForoForum(XenForoReads):
     markup = Markup.BBCODE
     # XenForo's defaults: messages of 10,000 characters, thread titles of 150, conversation
     # titles of 100; a reply names a player with an @mention (XenForo links it and tells them);
@@ -93,12 +69,7 @@ class XenForoForum(XenForoReads, ForumBase):
 
     @classmethod
     def from_settings(cls, s: dict[str, str], **kw) -> "XenForoForum":
-        missing = [k for k in ("url", "api_key", "api_user") if not s.get(k)]
-        if missing:
-            raise ValueError(f"fill in {', '.join(missing)}")
-        url = s["url"].strip()
-        if urlparse(url).scheme not in ("http", "https") or not urlparse(url).netloc:
-            raise ValueError(f"url = {url[:80]}: not a web address like https://forum.example.org")
+        url = web_address(s, ("url", "api_key", "api_user"))
         node = (s.get("node") or "").strip()
         if node and not (node.isdigit() and 0 < int(node) < 2**31):
             raise ValueError(f"node = {node[:20]}: the game forum's node id, a number "
@@ -145,7 +116,7 @@ class XenForoForum(XenForoReads, ForumBase):
             tid = thread_of(out.thread)
             if tid is None:
                 raise PermanentError(f"{out.thread!r} is not a XenForo thread")
-            p = self._created(self._write("/posts", {"thread_id": tid, "message": _mention(body)}), "post")
+            p = self._created(self._write("/posts", {"thread_id": tid, "message": mention(body)}), "post")
             return Posted(f"{tid}/{p['post_id']}", p.get("view_url") or f"{self.base}/posts/{p['post_id']}/")
         if out.kind == "pm":
             title = ((out.subject or "").strip() or "A message from the game bot")[:self.traits.max_subject]
@@ -201,56 +172,49 @@ class XenForoForum(XenForoReads, ForumBase):
             self._first_posts[tid] = int(t["first_post_id"])
         return self._first_posts[tid]
 
-    def find_posted(self, out: Outgoing) -> Posted | None:
+    def _find(self, out: Outgoing) -> Posted | None:
         mark = marker(out)
-        try:
-            if out.kind == "thread":
-                for t in self._listing(1, self._node_of(out.where))[0]:
-                    if self._mine(t) and _norm(t.get("title") or "") == _norm(out.title):
-                        posts = self._posts_page(int(t["thread_id"]), 1)
-                        if posts and self._mine(posts[0]) and mark in (posts[0].get("message") or ""):
-                            self._first_posts[int(t["thread_id"])] = int(posts[0]["post_id"])
-                            return Posted(f"thread:{t['thread_id']}",
-                                          t.get("view_url") or f"{self.base}/threads/{t['thread_id']}/")
+        if out.kind == "thread":
+            for t in self._listing(1, self._node_of(out.where))[0]:
+                if self._mine(t) and norm_title(t.get("title") or "") == norm_title(out.title):
+                    posts = self._posts_page(int(t["thread_id"]), 1)
+                    if posts and self._mine(posts[0]) and mark in (posts[0].get("message") or ""):
+                        self._first_posts[int(t["thread_id"])] = int(posts[0]["post_id"])
+                        return Posted(f"thread:{t['thread_id']}",
+                                      t.get("view_url") or f"{self.base}/threads/{t['thread_id']}/")
+            return None
+        if out.kind == "comment":
+            tid = thread_of(out.thread)
+            if tid is None:
                 return None
-            if out.kind == "comment":
-                tid = thread_of(out.thread)
-                if tid is None:
-                    return None
-                t = (self._get(f"/threads/{tid}") or {}).get("thread") or {}
-                last = max(1, -(-(int(t.get("reply_count") or 0) + 1) // PER_PAGE))
-                for page in sorted({last, max(1, last - 1)}, reverse=True):
-                    for p in self._posts_page(tid, page):
-                        if self._mine(p) and mark in (p.get("message") or ""):
-                            return Posted(f"{tid}/{p['post_id']}",
-                                          p.get("view_url") or f"{self.base}/posts/{p['post_id']}/")
-                return None
-            if out.kind == "pm":
-                want, tried = _norm(out.subject or "A message from the game bot"), 0
-                for c in (self._get("/conversations") or {}).get("conversations") or []:
-                    if not self._mine(c) or _norm(c.get("title") or "") != want:
-                        continue
-                    tried += 1
-                    if tried > PM_CANDIDATES:
-                        break
-                    data = self._get(f"/conversations/{c['conversation_id']}/messages", {"page": 1}) or {}
-                    first = (data.get("messages") or [{}])[0]
-                    if self._mine(first) and mark in (first.get("message") or ""):
-                        return Posted(f"conv:{c['conversation_id']}",
-                                      c.get("view_url") or f"{self.base}/conversations/{c['conversation_id']}/")
-                return None
-        except LoginFailed:
-            raise
-        except ForumError as e:
-            raise TransientError(f"looking for {out.key}: {e}") from e
+            t = (self._get(f"/threads/{tid}") or {}).get("thread") or {}
+            last = max(1, -(-(int(t.get("reply_count") or 0) + 1) // PER_PAGE))
+            for page in sorted({last, max(1, last - 1)}, reverse=True):
+                for p in self._posts_page(tid, page):
+                    if self._mine(p) and mark in (p.get("message") or ""):
+                        return Posted(f"{tid}/{p['post_id']}",
+                                      p.get("view_url") or f"{self.base}/posts/{p['post_id']}/")
+            return None
+        if out.kind == "pm":
+            want, tried = norm_title(out.subject or "A message from the game bot"), 0
+            for c in (self._get("/conversations") or {}).get("conversations") or []:
+                if not self._mine(c) or norm_title(c.get("title") or "") != want:
+                    continue
+                tried += 1
+                if tried > PM_CANDIDATES:
+                    break
+                data = self._get(f"/conversations/{c['conversation_id']}/messages", {"page": 1}) or {}
+                first = (data.get("messages") or [{}])[0]
+                if self._mine(first) and mark in (first.get("message") or ""):
+                    return Posted(f"conv:{c['conversation_id']}",
+                                  c.get("view_url") or f"{self.base}/conversations/{c['conversation_id']}/")
+            return None
         return None
 
     def own_marks(self) -> list[str] | None:
         """The marker tokens in the bot's posts in the game forum's newest threads and in its
         newest conversations (a few requests); a part that cannot be read is left out,
         unless none can."""
-        tokens, errors = [], []
-
         def threads():
             texts = []
             for t in self._listing(1)[0][:3] if self.node is not None else []:
@@ -265,24 +229,10 @@ class XenForoForum(XenForoReads, ForumBase):
                 texts += [m.get("message") or "" for m in data.get("messages") or [] if self._mine(m)]
             return texts
 
-        for read in (threads, conversations):
-            try:
-                tokens += [tok for text in read() for tok in MARK_TOKEN.findall(text)]
-            except LoginFailed:
-                raise
-            except ForumError as e:
-                errors.append(str(e))
-        if len(errors) == 2:
-            raise TransientError(f"reading the bot's own posts: {errors[0]}")
-        return tokens
+        return self._marks_in((threads, conversations), MARK_TOKEN)
 
     def sent_id(self, message: str) -> str | None:
         """The id `post()` gave the PM that `message` answers: its conversation's."""
         cid = conv_of(message)
         return f"conv:{cid}" if cid is not None else None
 
-
-def _mention(body: str) -> str:
-    """A reply written before replies used the forum's own mention (`u/name:`, in an outbox
-    of an older version) starts with an @mention instead."""
-    return re.sub(r"^u/([^\s:]+):", r"@\1:", body, count=1)

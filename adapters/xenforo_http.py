@@ -19,32 +19,23 @@ xenforo.com/docs/dev/rest-api, XF\\Api\\Controller\\*), and how it is read here:
 Guessed (the documentation is silent; the safe reading is taken): no API-wide rate limit
 (a 429 is still honoured, with Retry-After); a 5xx after a write may have landed
 (uncertain); a redirect is never followed (a login page, a moved site).
+
+The session, the retries and what a write's failure means are the HTTP forums' own
+(adapters/http_forum.py); this module says what XenForo's answers mean.
 """
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections import deque
 from typing import Callable
 
 import requests
-import urllib3
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
-from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
-from .retries import read_wait
+from .base import ForumError, LoginFailed, PermanentError, TransientError
+from .http_forum import HTTPForum, _Retry, wait_seconds
 
 FLOOD = "must_wait_x_seconds_before_performing_this_action"
 _WAIT = re.compile(r"must wait at least (\d{1,6}) seconds", re.I)
-
-
-class _Retry(Exception):
-    """A read that may work if tried again (a 5xx, a 429, a dropped connection)."""
-
-    def __init__(self, message: str, retry_after: float | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def errors_of(payload) -> list[dict]:
@@ -61,23 +52,22 @@ def said(payload) -> str:
 
 def flood_wait(payload) -> float | None:
     """The seconds the flood check asks to wait, if this answer is one (by its code, or by
-    its English words where an add-on or a version names it otherwise)."""
+    its English words where an add-on or a version names it otherwise), at least 1."""
     for e in errors_of(payload):
         words = _WAIT.search(str(e.get("message") or ""))
         if e.get("code") != FLOOD and words:
-            return max(1.0, float(words.group(1)))
+            return max(1.0, wait_seconds(words.group(1)))
         if e.get("code") == FLOOD:
             params = e.get("params")
             params = params if isinstance(params, dict) else {}
-            try:
-                return max(1.0, float(params.get("count", 30)))
-            except (TypeError, ValueError):
-                return 30.0
+            return max(1.0, wait_seconds(params.get("count", 30), 30))
     return None
 
 
-class XenForoHTTP:
+class XenForoHTTP(HTTPForum):
     """Requests to one XenForo site's API as the bot's account."""
+
+    WAITING = "the forum asked to wait {:.0f}s more"
 
     def __init__(self, url: str, api_key: str, api_user: str, user_id: int | None = None,
                  session: requests.Session | None = None, read_attempts: int = 3, backoff: float = 1.0,
@@ -86,49 +76,12 @@ class XenForoHTTP:
         self.base = url.rstrip("/")
         self.api = self.base + "/api"
         self.bot_name = api_user
-        self.timeout = timeout
-        self.session = session or requests.Session()
-        self.session.headers.update({"XF-Api-Key": api_key, "Accept": "application/json",
-                                     "User-Agent": "forumbot (XenForo adapter)"})
+        headers = {"XF-Api-Key": api_key, "Accept": "application/json", "User-Agent": "forumbot (XenForo adapter)"}
         if user_id:
-            self.session.headers["XF-Api-User"] = str(int(user_id))
-        self.requests_per_minute = requests_per_minute
-        self._monotonic = monotonic
-        self._sent: deque[float] = deque()
-        self._blocked_until = 0.0  # after a flood check or a 429: no write before this
-        self._lock = threading.Lock()
-        self._retrying = Retrying(retry=retry_if_exception_type(_Retry), wait=read_wait(backoff, max_wait),
-                                  stop=stop_after_attempt(read_attempts), reraise=True)
-        self.requests: list[tuple[str, str]] = []  # (method, path) of every request (tests, bench)
-
-    def requests_left(self) -> int | None:
-        now = self._monotonic()
-        if now < self._blocked_until:
-            return 0
-        if self.requests_per_minute is None:
-            return None
-        with self._lock:
-            while self._sent and self._sent[0] <= now - 60:
-                self._sent.popleft()
-            return max(0, self.requests_per_minute - len(self._sent))
-
-    def _request(self, method: str, path: str, params=None, data=None) -> requests.Response:
-        now = self._monotonic()
-        if method != "GET" and now < self._blocked_until:
-            raise TransientError(f"{method} {path}: the forum asked to wait {self._blocked_until - now:.0f}s more",
-                                 self._blocked_until - now)
-        with self._lock:
-            self._sent.append(now)
-        self.requests.append((method, path))
-        return self.session.request(method, self.api + path, params=params, data=data,
-                                    timeout=self.timeout, allow_redirects=False)
-
-    @staticmethod
-    def _payload(r: requests.Response):
-        try:
-            return r.json()
-        except ValueError:
-            return None
+            headers["XF-Api-User"] = str(int(user_id))
+        super().__init__(self.api, headers, session=session, read_attempts=read_attempts, backoff=backoff,
+                         max_wait=max_wait, timeout=timeout, requests_per_minute=requests_per_minute,
+                         monotonic=monotonic)
 
     def _refusal(self, method: str, path: str, r: requests.Response, payload) -> ForumError | _Retry | None:
         """The error an answer means, or None for a success. 5xx and 429 come back as _Retry."""
@@ -136,15 +89,10 @@ class XenForoHTTP:
         words = said(payload)
         codes = {str(e.get("code") or "") for e in errors_of(payload)}
         wait = flood_wait(payload)
-        if wait is not None:
-            self._blocked_until = max(self._blocked_until, self._monotonic() + wait)
-            return TransientError(f"{method} {path}: the flood check: {words}", wait)
+        if wait is not None:  # (on a read: never, but not a retry)
+            return TransientError(f"{method} {path}: the flood check: {words}", self._wait(wait))
         if status == 429:
-            try:
-                after = float(r.headers.get("Retry-After", ""))
-            except ValueError:
-                after = 60.0
-            self._blocked_until = max(self._blocked_until, self._monotonic() + after)
+            after = self._wait(r.headers.get("Retry-After"))
             return _Retry(f"{method} {path}: rate limited ({words or 'too many requests'})", after)
         if status >= 500:
             return _Retry(f"{method} {path}: XenForo answered {status}{': ' + words if words else ''}")
@@ -159,50 +107,6 @@ class XenForoHTTP:
             return _Retry(f"{method} {path}: the answer is not JSON")
         return None
 
-    def _get(self, path: str, params=None):
-        """A read, tried again on 5xx, 429 and dropped connections (with backoff)."""
-        def once():
-            try:
-                r = self._request("GET", path, params=params)
-            except requests.RequestException as e:
-                raise _Retry(f"GET {path}: {type(e).__name__}: {e}") from e
-            payload = self._payload(r)
-            error = self._refusal("GET", path, r, payload)
-            if isinstance(error, TransientError):  # (the flood check on a read: never, but not a retry)
-                raise error
-            if error is not None:
-                raise error
-            return payload
-        try:
-            return self._retrying(once)
-        except _Retry as e:
-            raise TransientError(str(e), e.retry_after) from e
-
     def _write(self, path: str, data: dict | list):
         """A POST, sent once: what may have landed is uncertain, never tried again here."""
-        try:
-            r = self._request("POST", path, data=data)
-        except (requests.ConnectTimeout, requests.exceptions.SSLError) as e:
-            raise TransientError(f"POST {path}: {type(e).__name__}: {e}") from e
-        except requests.ConnectionError as e:
-            if _never_sent(e):
-                raise TransientError(f"POST {path}: cannot connect: {e}") from e
-            raise UncertainError(f"POST {path}: the connection broke: {e}") from e
-        except requests.RequestException as e:
-            raise UncertainError(f"POST {path}: {type(e).__name__}: {e}") from e
-        payload = self._payload(r)
-        error = self._refusal("POST", path, r, payload)
-        if isinstance(error, _Retry):
-            if r.status_code == 429:
-                raise TransientError(str(error), error.retry_after)  # refused: nothing landed
-            raise UncertainError(str(error))  # a 5xx after the write was sent: it may have landed
-        if error is not None:
-            raise error
-        return payload
-
-
-def _never_sent(e: requests.ConnectionError) -> bool:
-    """Did the connection fail before the request went out (refused, no route, DNS)?"""
-    reason = e.args[0] if e.args else None
-    reason = getattr(reason, "reason", reason)
-    return isinstance(reason, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError))
+        return self._send("POST", path, data)

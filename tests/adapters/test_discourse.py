@@ -1,12 +1,12 @@
 """Discourse: the adapter against a fake Discourse (tests/fakes/discourse.py, a real HTTP
 server with the JSON shapes of Discourse's serializers and its site rules), through the
-same moderator as every other forum. Whole games of every preset come out as on the local
-forum; what real Discourse does that a naive adapter gets wrong has a test each; faults,
-crashes, the bad-input corpus, secrecy and doctor run here too."""
+same moderator as every other forum: what real Discourse does that a naive adapter gets
+wrong has a test each, and doctor.
+Whole games, faults, crashes and the bad-input corpus: tests/adapters/test_forum_sweeps.py
+(with XenForo's); secrecy: tests/sweeps/test_secrecy_discourse.py."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import pytest
 import requests
@@ -17,14 +17,13 @@ from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
 from adapters.discourse_http import post_ref, topic_of
 from forumbot import markers, store
 from forumbot.shell.moderator import Moderator
-from tests.fakes.bots import make_bot
-from tests.fakes.clock import Clock
-from tests.fakes.discourse import DELETED_BY_AUTHOR, FakeDiscourse
-from tests.fakes.driver import GAMES, forked_cycle, outcome, play, reset_store, settle
-from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, discourse_config, edit_notices
+from tests.fakes.discourse import DELETED_BY_AUTHOR
+from tests.fakes.driver import settle
+from tests.fakes.table import NAMES, discourse_config, edit_notices
 from tests.fakes.table import discourse_forum as make_forum
+from tests.support import sweeps
 
-MARK = re.compile(r"<!-- fb:[0-9a-f]{16,64} -->")
+MARK = sweeps.SWEPT["discourse"].mark
 
 
 @pytest.fixture
@@ -34,75 +33,7 @@ def fake(fake_discourse):
 
 
 def dups(texts) -> list[str]:
-    return [m for m, n in Counter(m for t in texts for m in MARK.findall(t or "")).items() if n > 1]
-
-
-def local_outcome(preset: str, seed: int) -> dict:
-    """The same seeded game on the local forum (the store must be fresh)."""
-    n, extra = GAMES[preset]
-    t = make_bot("local", Clock()).table(n, preset=preset, extra=extra)
-    play(t, seed)
-    return outcome(t.export())
-
-
-def discourse_run(preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3):
-    # Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
-    # cycle whose listing failed for a settled one (the moderator reports a failed read
-    # only in the log), and would then act on a state the bot has not caught up with.
-    b = make_bot("discourse", Clock(), forum_kw={"read_attempts": 5 if fault_rate else 3})
-    fake = b.fake
-    try:
-        n, extra = GAMES[preset]
-        t = b.table(n, preset=preset, extra=extra)
-        fake.fault_rate = fault_rate
-        fake.fault_rng.seed(fault_seed)
-        play(t, seed)
-        fake.fault_rate = 0.0
-        for _ in range(3):
-            t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.injected, fake
-    finally:
-        fake.stop()
-
-
-# --- whole games ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("preset", [p if p in ("resistance", "avalon") else pytest.param(p, marks=pytest.mark.long)
-                                    for p in GAMES])  # every preset in `make test-long`
-def test_a_whole_game_comes_out_as_on_the_local_forum(preset, db):
-    got, texts, _, fake = discourse_run(preset, seed=11)
-    assert got["status"] == "finished" and got["winner"] in ("resistance", "spies")
-    assert store.Outbox.select().where(store.Outbox.state != "posted").count() == 0
-    for p in got["players"]:  # every player was dealt a role by PM
-        assert any("Your role" in b or "role" in b.lower() for b in
-                   [x["raw"] for x in fake.pms_to(p["name"])]), p["name"]
-    assert not dups(texts), "a post went out twice"
-    assert all(MARK.search(t) for t in texts), "a post without its marker"
-    assert not public_leaks(fake, [p["name"] for p in got["players"]])
-    reset_store()
-    assert got == local_outcome(preset, seed=11)
-
-
-def public_leaks(fake, names) -> list[str]:
-    """The secrecy sweep's check (tests/sweeps/test_secrecy.py) on the game topic's public bot posts."""
-    from tests.support.secrecy import ROLE_WORDS
-
-    game = next(t for t in fake.topics.values() if t["archetype"] == "regular" and t["user_id"] ==
-                fake.users[fake.bot]["id"])
-    posts = [p["raw"] for p in fake.topic_posts(game["id"]) if fake.username(p) == fake.bot]
-    end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
-    leaks = []
-    for post in posts[:end]:
-        for line in post.split("\n"):
-            if line.startswith(("**Leader order**", "**Roles in play**", "In the Spotlight:")) or \
-                    "public order" in line or "your order is public" in line:
-                continue
-            for n in names:
-                near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"
-                if re.search(near, line, re.I):
-                    leaks.append(line)
-    return leaks
+    return sweeps.dups(sweeps.SWEPT["discourse"], texts)
 
 
 def api(fake, method, path, user=None, **kw):
@@ -619,128 +550,7 @@ def test_a_game_topic_read_after_a_restart_edits_the_first_post_by_number(dtable
     assert fake.topic_posts(tid)[0]["raw"] != before
 
 
-# --- faults, crashes, the corpus, doctor ---------------------------------------------------
-
-FAULT_PRESETS = ["resistance"]
-
-
-@pytest.mark.parametrize("preset", FAULT_PRESETS + [pytest.param(p, marks=pytest.mark.long)
-                                                    for p in GAMES if p not in FAULT_PRESETS])
-def test_a_fifth_of_requests_fail_and_the_game_is_the_same(preset, db):
-    stormy, texts, injected, fake = discourse_run(preset, seed=11, fault_rate=0.2)
-    assert sum(injected.values()) > 20 and len(injected) >= 5, injected
-    assert not dups(texts), "a post went out twice"
-    reset_store()
-    assert stormy == local_outcome(preset, seed=11)
-
-
-class ForkedTable(DiscourseTable):
-    """The bot runs each cycle in a child process (a fresh adapter, as `run --once`), which
-    the fake kills right after its k-th write that landed."""
-
-    def __init__(self, fake, url, clock):
-        self.url = url
-        super().__init__(self._forum(fake, clock), DiscoursePeople(fake), clock, players=NAMES[:5],
-                         make_moderator=lambda: Moderator(self.forum, clock=clock))
-        self.fake = fake
-        self.crashes = 0
-
-    @staticmethod
-    def _forum(fake, clock):
-        return make_forum(fake, monotonic=lambda: clock().timestamp())
-
-    def cycle(self, fresh: bool = False):
-        forked_cycle(self, self.url, lambda: self._forum(self.fake, self.clock))
-        return type("Report", (), {"errors": [], "fetched": 0})()
-
-
-def crash_run(tmp_path, kill_at):
-    clock = Clock()
-    fake = FakeDiscourse(clock=lambda: clock().timestamp()).start()
-    fake.site.update(RECOMMENDED_SITE_SETTINGS)
-    url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
-    store.connect(url)
-    try:
-        t = ForkedTable(fake, url, clock)
-        fake.kill_at = kill_at
-        t.start()
-        play(t, 5)
-        for _ in range(3):
-            t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.mutations, t.crashes
-    finally:
-        fake.stop()
-        store.close()
-
-
-@pytest.fixture(scope="module")
-def crash_baseline(tmp_path_factory):
-    """The same game with no crash: on the local forum (the outcome), and the number of
-    writes the bot makes on Discourse (for the full sweep)."""
-    store.connect(f"sqlite:///{tmp_path_factory.mktemp('local')}/bot.db")
-    try:
-        calm = local_outcome("resistance", 5)
-    finally:
-        store.close()
-    return calm
-
-
-@pytest.mark.parametrize("k", [7, pytest.param(2, marks=pytest.mark.long), pytest.param(25, marks=pytest.mark.long),
-                               pytest.param(60, marks=pytest.mark.long)])
-def test_killed_after_write_k_the_game_is_the_same(tmp_path, crash_baseline, k):
-    got, texts, _, crashes = crash_run(tmp_path, k)
-    assert crashes == 1
-    assert got == crash_baseline
-    assert not dups(texts), f"posted twice after a kill at write {k}"
-
-
-@pytest.mark.long
-@pytest.mark.parametrize("k", range(1, 130))
-def test_killed_after_every_write(tmp_path, crash_baseline, k):
-    got, texts, writes, crashes = crash_run(tmp_path, k)
-    if k > writes:
-        pytest.skip(f"the game has only {writes} writes")
-    assert crashes == 1 and got == crash_baseline and not dups(texts)
-
-
-def _corpus():
-    from tests.support.corpus import CORPUS
-    return CORPUS
-
-
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=() if i % 10 == 0 else pytest.mark.long)
-                                  for i, p in enumerate(_corpus())])
-def test_the_bad_input_corpus(dtable, fake, path):
-    """tests/corpus on Discourse: as it would arrive where the site's checks let it through."""
-    import yaml
-
-    from tests.support.corpus import at_phase
-
-    case = yaml.safe_load(path.read_text())
-    t = dtable()
-    t.people.rules = False
-    at_phase(t, case["phase"])
-    events = t.export()["events"]
-    author = case["author"]
-
-    def words():
-        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
-    said = len(words())
-    body = case.get("before", "") + case["body"] * case.get("repeat", 1) + case.get("after", "")
-    if case["kind"] == "comment":
-        t.say(author, body or " ")
-    else:
-        t.people.pm(author, case.get("subject", "") or "a message", body or " ")
-    report = t.cycle()
-    assert not report.errors
-    assert store.Inbound.select().where(store.Inbound.state != "done").count() == 0
-    new, after = words()[said:], t.export()["events"]
-    if case["expect"] == "nothing":
-        assert after == events and new == [], new
-    elif case["expect"] == "refused":
-        assert after == events and len(new) == 1 and case.get("reply", "") in new[0], new
-    else:
-        assert after[len(events):] and len(new) <= 1
+# --- doctor (faults, crashes and the corpus: tests/adapters/test_forum_sweeps.py) -------------
 
 
 def doctor_lines(fake, forum=None, categories=("games",), username="forumbot"):

@@ -2,7 +2,7 @@
 moderator as every other forum: what a naive adapter would get wrong has a test each (the
 cost of a poll, pages, the marker, the flood check, the error ladder, deleted and edited
 posts, conversations), and the settings and doctor. The whole-game, fault, crash, secrecy
-and corpus suites: test_xenforo_sweeps.py."""
+and corpus suites: test_forum_sweeps.py (with Discourse's)."""
 from __future__ import annotations
 
 import pytest
@@ -294,6 +294,21 @@ def test_doctor_on_xenforo(fake):
                                              ("skip", "marker"), ("ok", "conversations")]
     assert not fake.bodies or all(p != "/api/threads" for _, p, _ in fake.bodies)
     assert fake.mutations == 0  # nothing was posted
+    assert ("GET", "/api") in fake.requests and {m for m, _ in fake.requests} == {"GET"}  # nor even tried
+
+
+def test_doctor_reads_the_keys_scopes_from_the_index(fake):
+    from adapters.xenforo_checks import SCOPES, missing_scopes
+
+    assert missing_scopes({"key": {"allow_all_scopes": True, "scopes": {}}}) == []
+    assert missing_scopes({"key": {"allow_all_scopes": False, "scopes": ["thread:read", "user:read"]}}) == \
+        ["thread:write", "conversation:read", "conversation:write"]
+    assert missing_scopes({"key": {"scopes": {s: True for s in SCOPES} | {"user:read": False}}}) == ["user:read"]
+    assert missing_scopes({"version_id": 2030070}) is None and missing_scopes(None) is None
+    fake.faults.append(lambda m, p: (404, {"errors": [{"code": "endpoint_not_found", "message": "Not found."}]})
+                       if p == "/api" else None)
+    scopes = {n: (s, d) for s, n, d in doctor(fake)}["scopes"]
+    assert scopes[0] == "warn" and "by hand" in scopes[1]
 
 
 def test_doctor_finds_the_marker_in_the_bots_posts(xtable, fake):

@@ -11,7 +11,8 @@ xenforo.com/docs/dev/rest-api, XF\\Api\\Controller\\* and XF\\Api\\ControllerPlu
 - Scopes per controller and method (`assertApiScopeByRequestMethod`): `thread:read` /
   `thread:write` for forums, threads and posts, `conversation:read` / `:write` for
   conversations and their messages; a missing one is a 403 (`api_error.missing_scope`).
-- `GET me` answers `{"me": User}`. `GET forums/{id}/threads` takes `order`
+- `GET /` (the index) answers the key's `type`, `allow_all_scopes` and `scopes` (names to
+  true) and needs no scope. `GET me` answers `{"me": User}`. `GET forums/{id}/threads` takes `order`
   (`last_post_date`, `post_date`) and `direction` (desc unless "asc"), pages of 20.
   `GET threads/{id}/posts?page=N`: 20 a page (messagesPerPage), oldest first; a page
   past the last is a 400 `invalid_page` with `params.max` (assertValidApiPage).
@@ -294,6 +295,13 @@ class FakeXenForo(FakeServer):
     def route(self, method: str, path: str, q: dict, form: dict, headers):
         one = lambda k, default="": (form.get(k) or q.get(k) or [default])[-1]  # noqa: E731
         viewer, scopes = self._viewer(headers)
+        if path == "/api" and method == "GET":  # the index: the site, and the key's type and scopes
+            user_key = self.api_keys[headers.get("XF-Api-Key")][0] is not None
+            return 200, {"version_id": 2030070, "site_title": "Fake XenForo", "base_url": self.url,
+                         "api_url": f"{self.url}/api/", "key": {
+                             "type": "user" if user_key else "super", "allow_all_scopes": False,
+                             "user_id": viewer["user_id"] if user_key and viewer else None,
+                             "scopes": {scope: True for scope in sorted(scopes)}}}
         if path == "/api/me" and method == "GET":
             me = dict(viewer or {"user_id": 0, "username": ""})
             me.pop("bypass_flood", None)

@@ -1,0 +1,170 @@
+"""The suites every HTTP forum runs (tests/support/sweeps.py), on the fake Discourse and the
+fake XenForo: whole games of every preset come out as on the local forum; a fifth of
+requests failing changes nothing; the bot killed after a write and started again posts
+nothing twice; the bad-input corpus, in the forum's markup; and on XenForo the secrecy
+oracle over whole games (Discourse's: tests/sweeps/test_secrecy_discourse.py). The heavy
+parts run under the `long` marker (`make test-long`); the whole games through the command
+line are in tests/cli/test_forums_cli.py."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from forumbot import store
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
+from tests.fakes.driver import GAMES, play, reset_store
+from tests.fakes.xenforo import FakeXenForo
+from tests.support.secrecy import TABLES, expected_names, pm_leaks
+from tests.support.secrecy import public_leaks as secrecy_public_leaks
+from tests.support.sweeps import SWEPT, crash_run, dups, forum_run, local_outcome, public_leaks
+
+LONG = pytest.mark.long
+
+
+def per_forum(quick: dict[str, list], every: list) -> list:
+    """(forum, x) for each forum and each x of `every`: those in the forum's `quick` in `make
+    test`, the rest under `long`."""
+    return [pytest.param(f, x, id=f"{f}-{x}", marks=() if x in quick[f] else LONG) for f in SWEPT for x in every]
+
+
+# --- whole games --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("forum,preset", per_forum({"discourse": ["resistance", "avalon"],
+                                                    "xenforo": ["resistance"]}, list(GAMES)))
+def test_a_whole_game_comes_out_as_on_the_local_forum(forum, preset, db):
+    swept = SWEPT[forum]
+    got, texts, _, fake, thread = forum_run(swept, preset, seed=11)
+    assert got["status"] == "finished" and got["winner"] in ("resistance", "spies")
+    assert store.Outbox.select().where(store.Outbox.state != "posted").count() == 0
+    people = swept.people(fake)
+    for p in got["players"]:  # every player was dealt a role by PM, in the forum's markup
+        assert any("Your role" in m and ("[b]" in m) == swept.bbcode for m in people.pms_to(p["name"])), p["name"]
+    assert not dups(swept, texts), "a post went out twice"
+    assert all(swept.mark.search(t) for t in texts), "a post without its marker"
+    assert not public_leaks(swept, fake, thread, [p["name"] for p in got["players"]])
+    reset_store()
+    assert got == local_outcome(preset, seed=11)
+
+
+@pytest.mark.parametrize("forum,preset", per_forum({f: ["resistance"] for f in SWEPT}, list(GAMES)))
+def test_a_fifth_of_requests_fail_and_the_game_is_the_same(forum, preset, db):
+    swept = SWEPT[forum]
+    stormy, texts, injected, _, _ = forum_run(swept, preset, seed=11, fault_rate=0.2)
+    assert sum(injected.values()) > 20 and len(injected) >= 5, injected
+    assert not dups(swept, texts), "a post went out twice"
+    reset_store()
+    assert stormy == local_outcome(preset, seed=11)
+
+
+# --- the crash sweep ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def crash_baseline(tmp_path_factory):
+    """The same game with no crash, on the local forum: its outcome."""
+    store.connect(f"sqlite:///{tmp_path_factory.mktemp('local')}/bot.db")
+    try:
+        return local_outcome("resistance", 5)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("forum,k", per_forum({f: [7] for f in SWEPT}, [7, 2, 25, 60]))
+def test_killed_after_write_k_the_game_is_the_same(forum, tmp_path, crash_baseline, k):
+    swept = SWEPT[forum]
+    got, texts, _, crashes = crash_run(swept, tmp_path, k)
+    assert crashes == 1
+    assert got == crash_baseline
+    assert not dups(swept, texts), f"posted twice after a kill at write {k}"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("forum", list(SWEPT))
+@pytest.mark.parametrize("k", range(1, 130))
+def test_killed_after_every_write(forum, tmp_path, crash_baseline, k):
+    swept = SWEPT[forum]
+    got, texts, writes, crashes = crash_run(swept, tmp_path, k)
+    if k > writes:
+        pytest.skip(f"the game has only {writes} writes")
+    assert crashes == 1 and got == crash_baseline and not dups(swept, texts)
+
+
+# --- the corpus of bad input, in the forum's markup ----------------------------------------
+
+
+def _corpus():
+    from tests.support.corpus import CORPUS
+    return CORPUS
+
+
+@pytest.mark.parametrize("forum", list(SWEPT))
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=() if i % 10 == 0 else LONG)
+                                  for i, p in enumerate(_corpus())])
+def test_the_bad_input_corpus(forum, db, bot, path):
+    """tests/corpus on the forum: each case answered or ignored as the corpus says."""
+    from tests.support.sweeps import corpus_case
+
+    corpus_case(SWEPT[forum], bot(forum).table(5), path)
+
+
+# --- secrecy on XenForo -------------------------------------------------------------------
+
+
+class ForumView:
+    """The fake XenForo as the secrecy oracle reads a forum: the game thread's posts, and
+    the messages each user was sent (what anyone with access can read)."""
+
+    def __init__(self, fake: FakeXenForo, thread: str):
+        self.fake, self.bot_name = fake, fake.bot
+        self.tid = int(thread.rpartition(":")[2])
+
+    def threads(self) -> list[dict]:
+        return [{"id": self.tid, "body": self.fake.thread_posts(self.tid)[0]["message"]}]
+
+    def thread_comments(self, thread: str) -> list[dict]:
+        assert thread == f"t{self.tid}"
+        return [{"author": p["username"], "body": p["message"]} for p in self.fake.thread_posts(self.tid)[1:]]
+
+    def messages_to(self, user: str) -> list[dict]:
+        return [{"sender": m["username"], "body": m["message"]} for m in self.fake.pms_to(user)]
+
+
+def secrecy_check(preset: str, n: int, seed: int) -> None:
+    b = make_bot("xenforo", Clock())
+    try:
+        t = b.table(n, preset=preset, extra=GAMES[preset][1], seed=seed)
+        play(t, seed)
+        result, view, fake = t.export(), ForumView(b.fake, t.game.thread), b.fake
+    finally:
+        b.stop()
+    names = [p["name"] for p in result["players"]]
+    assert result["status"] == "finished", (preset, n, seed)
+    assert secrecy_public_leaks(view, names) == [], (preset, n, seed)
+    assert pm_leaks(view, result) == [], (preset, n, seed)
+    bot = fake.users[fake.bot.casefold()]["user_id"]
+    for c in fake.convs.values():  # each conversation the bot starts is between it and one person
+        if c["user_id"] == bot:
+            assert len(c["recipients"]) == 2, (c["title"], c["recipients"])
+    for p in names:  # each role PM names exactly whom that role may know
+        role_pm = next(r["body"] for r in view.messages_to(p) if "Your role" in r["body"])
+        named = {q for q in names if q != p and re.search(rf"\b{q}\b", role_pm)}
+        assert named == expected_names(result, p), (preset, n, seed, p)
+
+
+@pytest.mark.parametrize("preset,n", [("avalon", 7), pytest.param("so-say-we-all", 5, marks=LONG),
+                                      pytest.param("resistance", 6, marks=LONG)])
+def test_secrecy_on_xenforo(db, preset, n):
+    secrecy_check(preset, n, seed=n * 31)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "avalon", "avalon-2020", "so-say-we-all"])
+def test_secrecy_sweep_on_xenforo_every_table_size(db, preset):
+    for p, n in TABLES:
+        if p == preset:
+            secrecy_check(preset, n, n * 31 + 1)
+            reset_store()
+

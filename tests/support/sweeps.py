@@ -1,0 +1,261 @@
+"""The suites every HTTP forum runs (tests/adapters/test_forum_sweeps.py, and the command
+line's whole games in tests/cli/test_forums_cli.py), written once for any forum in SWEPT:
+a whole seeded game against the same game on the local forum, with a fifth of requests
+failing, with the bot killed after its k-th write and started again, the bad-input corpus
+in the forum's markup, and a whole game through `forumbot run --once`. What differs from
+forum to forum is in its `Swept`: its fake, adapter, people and table, its invisible marker,
+its markup, the address of a game thread."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from forumbot import store
+from forumbot.shell.moderator import Moderator
+from tests.fakes.bots import make_bot
+from tests.fakes.clock import Clock
+from tests.fakes.driver import GAMES, forked_cycle, outcome, play
+from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, RedditPeople, Table, discourse_forum
+from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, settings_section, xenforo_forum
+
+
+def _discourse_fake(clock) -> Any:
+    from adapters.discourse_checks import RECOMMENDED_SITE_SETTINGS
+    from tests.fakes.discourse import FakeDiscourse
+
+    fake = FakeDiscourse(clock=lambda: clock().timestamp()).start()
+    fake.site.update(RECOMMENDED_SITE_SETTINGS)  # the hosting guide's site settings
+    return fake
+
+
+def _reddit_fake(clock) -> Any:
+    from tests.fakes.reddit import FakeReddit
+
+    return FakeReddit(clock=lambda: clock().timestamp()).start()
+
+
+def _members(fake, names) -> None:
+    for name in names:  # members: a conversation with anyone else is refused
+        fake.user(name)
+
+
+@dataclass(frozen=True)
+class Swept:
+    kind: str  # the forum's name (tests/fakes/bots.py: FORUMS)
+    mark: re.Pattern  # the invisible marker that ends each of the bot's posts
+    bbcode: bool  # the forum's markup is BBCode (else Markdown)
+    thread_path: str  # a game thread's address, after the forum's url
+    fake: Callable[[Any], Any]  # a started fake forum at a clock
+    forum: Callable[..., Any]  # the adapter on a fake (with no waits), **kw to it
+    people: Callable[[Any], Any]
+    table: type
+    settings: Callable[[Any], str] = lambda fake: ""  # its settings file's section, for the command line
+    members: Callable[[Any, list], None] = lambda fake, names: None  # who must be a member before a CLI game
+
+    def bold(self, text: str) -> str:
+        """A reply the corpus words in Markdown, in the forum's markup."""
+        return re.sub(r"\*\*(.+?)\*\*", r"[b]\1[/b]", text) if self.bbcode else text
+
+
+SWEPT = {
+    "discourse": Swept("discourse", re.compile(r"<!-- fb:[0-9a-f]{16,64} -->"), False, "/t/", _discourse_fake,
+                       discourse_forum, DiscoursePeople, DiscourseTable),
+    "xenforo": Swept("xenforo", re.compile(r"\[USER=fb:[0-9a-f]{16,64}\]\[/USER\]"), True, "/threads/",
+                     lambda clock: FakeXenForo(clock=lambda: clock().timestamp()).start(), xenforo_forum,
+                     XenForoPeople, XenForoTable, settings_section, _members),
+}
+
+
+def dups(swept: Swept, texts) -> list[str]:
+    """The markers that stand in more than one of the bot's posts: a text posted twice."""
+    return [m for m, n in Counter(m for t in texts for m in swept.mark.findall(t or "")).items() if n > 1]
+
+
+def local_outcome(preset: str, seed: int) -> dict:
+    """The same seeded game on the local forum (the store must be fresh)."""
+    n, extra = GAMES[preset]
+    t = make_bot("local", Clock()).table(n, preset=preset, extra=extra)
+    play(t, seed)
+    return outcome(t.export())
+
+
+def forum_run(swept: Swept, preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3):
+    """A whole seeded game of `preset` on a fresh fake forum, with `fault_rate` of requests
+    failing: (its outcome, the bot's texts, the faults injected, the fake, the game's thread).
+    Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
+    cycle whose listing failed for a settled one (the moderator reports a failed read only
+    in the log), and would then act on a state the bot has not caught up with."""
+    b = make_bot(swept.kind, Clock(), forum_kw={"read_attempts": 5 if fault_rate else 3})
+    fake = b.fake
+    try:
+        n, extra = GAMES[preset]
+        t = b.table(n, preset=preset, extra=extra)
+        fake.fault_rate = fault_rate
+        fake.fault_rng.seed(fault_seed)
+        play(t, seed)
+        fake.fault_rate = 0.0
+        for _ in range(3):
+            t.cycle()
+        return outcome(t.export()), fake.bot_posts(), fake.injected, fake, t.game.thread
+    finally:
+        fake.stop()
+
+
+def public_leaks(swept: Swept, fake, thread: str, names) -> list[str]:
+    """The secrecy sweep's check (tests/sweeps/test_secrecy.py) on the bot's public posts in
+    the game thread (those with its marker), before the end post."""
+    from tests.support.secrecy import ROLE_WORDS
+
+    posts = [b for b in swept.people(fake).thread(thread) if swept.mark.search(b)]
+    end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
+    leaks = []
+    for post in posts[:end]:
+        for line in post.split("\n"):
+            if line.startswith(("**Leader order**", "**Roles in play**", "[b]Leader order[/b]",
+                                "[b]Roles in play[/b]", "In the Spotlight:")) or \
+                    "public order" in line or "your order is public" in line:
+                continue
+            for n in names:
+                near = rf"\b{n}\b[^.\n]{{0,30}}\b{ROLE_WORDS}\b|\b{ROLE_WORDS}\b[^.\n]{{0,30}}\b{n}\b"
+                if re.search(near, line, re.I):
+                    leaks.append(line)
+    return leaks
+
+
+# --- the crash sweep ------------------------------------------------------------------------
+
+
+class _Report:
+    errors: list = []
+    fetched = 0
+
+
+def forked_table(swept: Swept, fake, url: str, clock) -> Table:
+    """A table whose bot runs each cycle in a child process (a fresh adapter, as `run --once`),
+    which the fake kills right after its k-th write that landed."""
+    def adapter():
+        return swept.forum(fake, monotonic=lambda: clock().timestamp())
+
+    class Forked(swept.table):
+        def cycle(self, fresh: bool = False):
+            forked_cycle(self, url, adapter)
+            return _Report()
+
+    forum = adapter()
+    t = Forked(forum, swept.people(fake), clock, players=NAMES[:5], make_moderator=lambda: Moderator(forum, clock=clock))
+    t.fake, t.crashes = fake, 0
+    return t
+
+
+def crash_run(swept: Swept, tmp_path, kill_at: int):
+    """The game of seed 5, the bot killed after its `kill_at`-th write that landed: (its
+    outcome, the bot's texts, the writes that landed, the kills)."""
+    clock = Clock()
+    fake = swept.fake(clock)
+    url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
+    store.connect(url)
+    try:
+        t = forked_table(swept, fake, url, clock)
+        fake.kill_at = kill_at
+        t.start()
+        play(t, 5)
+        for _ in range(3):  # whatever a last crash left behind goes out now
+            t.cycle()
+        return outcome(t.export()), fake.bot_posts(), fake.mutations, t.crashes
+    finally:
+        fake.stop()
+        store.close()
+
+
+# --- the bad-input corpus -------------------------------------------------------------------
+
+
+def corpus_case(swept: Swept, t, path) -> None:
+    """One case of tests/corpus on a table `t` on the forum, as it would arrive where the
+    forum's own checks let it through: answered or ignored as the corpus says, in the
+    forum's markup."""
+    import yaml
+
+    from tests.support.corpus import at_phase
+
+    case = yaml.safe_load(path.read_text())
+    t.people.rules = False  # (Discourse's site checks; the other forums have none)
+    at_phase(t, case["phase"])
+    events = t.export()["events"]
+    author = case["author"]
+
+    def words():
+        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
+    said = len(words())
+    body = case.get("before", "") + case["body"] * case.get("repeat", 1) + case.get("after", "")
+    if case["kind"] == "comment":
+        t.say(author, body or " ")
+    else:
+        t.people.pm(author, case.get("subject", "") or "a message", body or " ")
+    report = t.cycle()
+    assert not report.errors
+    assert store.Inbound.select().where(store.Inbound.state != "done").count() == 0
+    new, after = words()[said:], t.export()["events"]
+    if swept.bbcode:
+        assert all("**" not in w for w in new), new  # the forum's markup
+    if case["expect"] == "nothing":
+        assert after == events and new == [], new
+    elif case["expect"] == "refused":
+        assert after == events and len(new) == 1 and swept.bold(case.get("reply", "")) in new[0], new
+    else:
+        assert after[len(events):] and len(new) <= 1
+
+
+# --- whole games through `forumbot run --once` ---------------------------------------------
+
+
+def cli_game(forum: str, preset: str, seed: int, tmp_path, monkeypatch):
+    """A whole game of `preset` on the fake `forum` (one of SWEPT, or "reddit"), the bot run
+    only through the command line (`run --once`, one run a step): its export as is, with the
+    forum's ids and urls normalized, and the table."""
+    from forumbot.shell import moderator
+    from tests.fakes.cli_table import CliTable, settings_text, with_clock
+
+    clock = Clock()
+    monkeypatch.setattr(moderator, "Moderator", with_clock(clock))  # the class `run` makes
+    swept = SWEPT.get(forum)
+    fake = swept.fake(clock) if swept else _reddit_fake(clock)
+    people = swept.people(fake) if swept else RedditPeople(fake)
+    path = tmp_path / f"{forum}.ini"
+    db_url = f"sqlite:///{tmp_path}/{forum}.db"
+    if swept and swept.settings(fake):
+        path.write_text(f"[bot]\nforum = {forum}\npoll_interval = 1d\n\n[database]\nurl = {db_url}\n\n"
+                        + swept.settings(fake))
+    else:
+        path.write_text(settings_text(forum, fake, db_url))
+    n, extra = GAMES[preset]
+    try:
+        t = CliTable(forum, fake, people, clock, str(path), NAMES[:n])
+        if swept:
+            swept.members(fake, ["host", *t.players])
+        t.start(preset=preset, extra=extra)
+        play(t, seed, act=t.settle)
+        t.settle()
+        export = t.export()
+        return export, normalized(export, t.game), t
+    finally:
+        fake.stop()
+        store.close()
+
+
+def normalized(export: dict, game: store.Game) -> dict:
+    """The export with the forum's own thread id and url put as placeholders, wherever they
+    are: nothing else is touched."""
+    names = {v: f"<{k}>" for k, v in (("thread", game.thread), ("thread_url", game.thread_url)) if v}
+
+    def norm(x):
+        if isinstance(x, dict):
+            return {k: norm(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [norm(v) for v in x]
+        if isinstance(x, str) and x in names:
+            return names[x]
+        return x
+    return norm(export)
