@@ -78,6 +78,7 @@ class RedditForum(ForumBase):
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
         self._others: dict[str, int] = {}  # subreddit -> others' comments its listing read last time
+        self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, _by_sub's answer)
         self._mine: dict[str, int] = {}  # subreddit -> the bot's comments there since its listing was read
         self.default_subreddit = default_subreddit
 
@@ -100,10 +101,7 @@ class RedditForum(ForumBase):
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         new_cursor: dict = {}  # only what changed: the store keeps the rest
         out: list[Inbound] = []
-        by_sub: dict[str, dict[str, str]] = {}  # subreddit -> link -> the caller's thread id
-        for t in threads:
-            sub, _, sid = t.partition(":")
-            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t  # one listing per subreddit
+        by_sub = self._by_sub(threads)  # subreddit -> link -> the caller's thread id
         failed: dict[str, str] = {}
         partial: set[str] = set()
         reads = GAP_THREAD_READS  # thread reads this fetch may spend on gaps
@@ -154,6 +152,17 @@ class RedditForum(ForumBase):
             raise TransientError(f"inbox: {one_line(e)}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor, failed, partial)
+
+    def _by_sub(self, threads: Sequence[str]) -> dict[str, dict[str, str]]:
+        """The game threads by subreddit (one listing each), kept while the threads stay the same."""
+        if self._subs is not None and self._subs[0] == threads:
+            return self._subs[1]
+        by_sub: dict[str, dict[str, str]] = {}
+        for t in threads:
+            sub, _, sid = t.partition(":")
+            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t
+        self._subs = (list(threads), by_sub)
+        return by_sub
 
     def _unverified_after_gap(self, links, unverified: dict, since: float, cursor) -> dict:
         """Every game thread of the subreddit must be read in full (a count alone can hide a
