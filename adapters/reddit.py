@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import praw
 import prawcore
@@ -46,6 +46,7 @@ from .retries import read_wait
 MARK_READ_BATCH = 25
 PAGE = 100
 MAX_PAGES = 10
+QUIET_PAGE = 5  # a subreddit that was quiet last time: its listing's first page (widened when all are new)
 MAX_IDS = 2000  # ids of the bookmark's second kept (most comments of a busy listing share one)
 GAP_THREAD_READS = 25  # game threads read in full per fetch after a gap (the rest wait)
 SUB_BACKOFF_MAX = 15  # fetches a failing subreddit is skipped at most (it doubles from 0)
@@ -76,6 +77,9 @@ class RedditForum(ForumBase):
         self.bot_name = reddit.config.username or "forumbot"
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
+        self._others: dict[str, int] = {}  # subreddit -> others' comments its listing read last time
+        self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, _by_sub's answer)
+        self._mine: dict[str, int] = {}  # subreddit -> the bot's comments there since its listing was read
         self.default_subreddit = default_subreddit
 
     @classmethod
@@ -97,10 +101,7 @@ class RedditForum(ForumBase):
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         new_cursor: dict = {}  # only what changed: the store keeps the rest
         out: list[Inbound] = []
-        by_sub: dict[str, dict[str, str]] = {}  # subreddit -> link -> the caller's thread id
-        for t in threads:
-            sub, _, sid = t.partition(":")
-            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t  # one listing per subreddit
+        by_sub = self._by_sub(threads)  # subreddit -> link -> the caller's thread id
         failed: dict[str, str] = {}
         partial: set[str] = set()
         reads = GAP_THREAD_READS  # thread reads this fetch may spend on gaps
@@ -151,6 +152,17 @@ class RedditForum(ForumBase):
             raise TransientError(f"inbox: {one_line(e)}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor, failed, partial)
+
+    def _by_sub(self, threads: Sequence[str]) -> dict[str, dict[str, str]]:
+        """The game threads by subreddit (one listing each), kept while the threads stay the same."""
+        if self._subs is not None and self._subs[0] == threads:
+            return self._subs[1]
+        by_sub: dict[str, dict[str, str]] = {}
+        for t in threads:
+            sub, _, sid = t.partition(":")
+            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t
+        self._subs = (list(threads), by_sub)
+        return by_sub
 
     def _unverified_after_gap(self, links, unverified: dict, since: float, cursor) -> dict:
         """Every game thread of the subreddit must be read in full (a count alone can hide a
@@ -204,23 +216,33 @@ class RedditForum(ForumBase):
         seen_ids = set((seen or {}).get("ids") or ([seen["id"]] if seen and seen.get("id") else []))
         top: dict | None = None
         read = 0
-        for c in self.reddit.subreddit(sub).comments(limit=PAGE * MAX_PAGES):
+        # A subreddit that was quiet last time asks for a few comments first, and for as many
+        # more as the bot has commented there since (its own comments are in the listing too).
+        mine = self._mine.pop(sub, 0)
+        quiet = seen is not None and self._others.get(sub, PAGE) < QUIET_PAGE
+        first = min(PAGE, QUIET_PAGE + mine) if quiet else PAGE
+        me = self.bot_name.lower()
+        others = 0
+        for c in self._pages(f"r/{sub}/comments", first, PAGE * MAX_PAGES):
             read += 1
-            t = float(c.created_utc)
+            t, cid = float(c["created_utc"]), c["id"]
             if top is None:
-                top = {"t": t, "id": c.id, "ids": []}
+                top = {"t": t, "id": cid, "ids": []}
             if t == top["t"]:
-                top["ids"].append(c.id)
-            if seen is not None and (t < seen["t"] or c.id == seen.get("id")):
+                top["ids"].append(cid)
+            if seen is not None and (t < seen["t"] or cid == seen.get("id")):
                 reached = True  # back to the bookmark (or, if it vanished, past its second)
                 break
-            if seen is not None and t == seen["t"] and c.id in seen_ids:
+            if seen is not None and t == seen["t"] and cid in seen_ids:
                 reached = True  # the bookmark itself (or its second's neighbours): read last time
                 continue
-            if c.link_id in links:
-                counted[c.link_id] += 1
-                if str(c.author).lower() != self.bot_name.lower():
-                    batch.append(items.comment(c, sub))
+            link, theirs = c.get("link_id"), str(c.get("author") or "[deleted]").lower() != me
+            others += theirs
+            if link in links:
+                counted[link] += 1
+                if theirs:
+                    batch.append(items.comment_json(c, sub))
+        self._others[sub] = others
         if top is not None and (seen is None or top["t"] > seen["t"]):
             newest = top
         elif top is not None and seen is not None and top["t"] == seen["t"]:
@@ -231,6 +253,26 @@ class RedditForum(ForumBase):
         if newest is None:  # an empty subreddit: from now on, every comment is new
             newest = {"t": 0, "id": "", "ids": []}
         return newest, batch, gap, counted
+
+    def _pages(self, path: str, first: int, most: int) -> Iterator[dict]:
+        """A listing's things as Reddit's JSON (their `data`; no praw object is made), newest
+        first: a first page of `first`, then pages of PAGE, each asked for only when the
+        caller reads past the one before, `most` in all."""
+        params: dict[str, str | int] = {"limit": min(first, most)}
+        read = 0
+        while True:
+            page = self.reddit.request(method="GET", path=path, params=dict(params))
+            data = (page.get("data") if isinstance(page, dict) else None) or {}
+            children = data.get("children") or []
+            for child in children:
+                yield child.get("data") or {}
+                read += 1
+                if read >= most:
+                    return
+            after = data.get("after")
+            if not children or not after or after == params.get("after"):
+                return  # the listing ran out
+            params = {"limit": min(PAGE, most - read), "after": after}
 
     def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:
         """A game thread's own comments since `since`, every "load more" expanded (the
@@ -305,6 +347,8 @@ class RedditForum(ForumBase):
                     c = self.reddit.comment(out.reply_to).reply(body)
                 else:
                     c = self.reddit.submission(thread.partition(":")[2]).reply(body)
+                sub = thread.partition(":")[0].lower()
+                self._mine[sub] = self._mine.get(sub, 0) + 1  # (the next listing reads it: see _listing)
                 if c is None:  # `things: []`: Reddit did not say; the comment may exist
                     raise UncertainError("Reddit answered the comment with no comment")
                 return Posted(c.id)
@@ -358,11 +402,13 @@ class RedditForum(ForumBase):
         out = []
         for i in range(0, len(ids), PAGE):
             names = [f"t1_{x}" for x in ids[i:i + PAGE]]
-            try:
-                for c in self.reddit.info(fullnames=names):
-                    if c.body in ("[deleted]", "[removed]"):
+            try:  # (Reddit's JSON as it is: no praw object is made)
+                page = self.reddit.request(method="GET", path="api/info", params={"id": ",".join(names)})
+                for child in ((page.get("data") if isinstance(page, dict) else None) or {}).get("children") or []:
+                    c = child.get("data") or {}
+                    if child.get("kind") != "t1" or c.get("body") in ("[deleted]", "[removed]"):
                         continue
-                    out.append(items.comment(c, str(c.subreddit).lower()))
+                    out.append(items.comment_json(c, str(c.get("subreddit") or "").lower()))
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {one_line(e)}") from e
         return out

@@ -16,6 +16,15 @@ def comment(c, sub: str) -> Inbound:
                    thread=f"{sub}:{c.link_id.removeprefix('t3_')}", edited=bool(c.edited))
 
 
+def comment_json(d: dict, sub: str) -> Inbound:
+    """The same from Reddit's JSON of the comment (a listing's or info()'s child's `data`):
+    no praw object is made (the listing read of every cycle)."""
+    author = d.get("author")
+    return Inbound(id=d["id"], kind="comment", author=author if author and author != "[deleted]" else "[deleted]",
+                   body=d.get("body") or "", created=utc(d["created_utc"]),
+                   thread=f"{sub}:{str(d.get('link_id') or '').removeprefix('t3_')}", edited=bool(d.get("edited")))
+
+
 def with_thread(c: Inbound, thread: str) -> Inbound:
     """A comment under the thread id the bot knows its game by (however its case)."""
     return replace(c, thread=thread)

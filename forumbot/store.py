@@ -105,8 +105,8 @@ class Inbound(BaseModel):
     tries = IntegerField(default=0, constraints=[SQL("DEFAULT 0")])  # failed attempts to handle it
     origin = CharField(default="", constraints=[SQL("DEFAULT ''")])  # "" a person; admin | subreddit
 
-    class Meta:
-        indexes = ((("forum", "ext_id"), True),)
+    class Meta:  # (state, forum): the inbox's new messages (made on an older database too: IF NOT EXISTS)
+        indexes = ((("forum", "ext_id"), True), (("state", "forum"), False))
 
 
 class Outbox(BaseModel):

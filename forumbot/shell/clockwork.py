@@ -124,9 +124,7 @@ handled, one phase at a time; moved after the bot was down."""
 
     def fire_deadlines(self, now: datetime) -> int:
         fired = 0
-        due = [g for g in self.book.live()
-               if g.next_deadline is not None and store.aware(g.next_deadline) <= now]
-        for game in due:
+        for game in self.book.due(now):
             try:
                 with self.book.unit():
                     cap = self.reached(game, now)

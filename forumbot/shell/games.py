@@ -64,7 +64,7 @@ class GameBook:
 
     def new_cycle(self) -> None:
         """A cycle begins: the games that ended are no longer kept (their rows and states)."""
-        if self._rows is not None and any(g.status not in LIVE for g in self._rows.values()):
+        if self._rows is not None and any(g.__data__.get("status") not in LIVE for g in self._rows.values()):
             self._rows = {gid: g for gid, g in self._rows.items() if g.status in LIVE}
             for gid in [gid for gid in self._states if gid not in self._rows]:
                 self.forget(gid)
@@ -76,13 +76,27 @@ class GameBook:
         return self._rows
 
     def running(self) -> list[Game]:
-        return [g for g in self._live().values() if g.status == "running"]
+        return [g for g in self._live().values() if g.__data__.get("status") == "running"]  # (the field, read plainly)
 
     def signup_games(self) -> list[Game]:
-        return [g for g in self._live().values() if g.status == "signup"]
+        return [g for g in self._live().values() if g.__data__.get("status") == "signup"]
 
     def live(self) -> list[Game]:
-        return [g for g in self._live().values() if g.status in LIVE]
+        return [g for g in self._live().values() if g.__data__.get("status") in LIVE]
+
+    def due(self, now: datetime) -> list[Game]:
+        """The live games whose row's next deadline is by `now`, oldest first: no replay, and
+        one pass of plain comparisons (a quiet cycle of many games asks this each time)."""
+        cap = store.naive(now)
+        out = []
+        for g in self._live().values():
+            data = g.__data__
+            at = data.get("next_deadline")
+            if at is None or data.get("status") not in LIVE:
+                continue
+            if at <= cap if type(at) is datetime and at.tzinfo is None else store.aware(at) <= now:
+                out.append(g)
+        return out
 
     def get(self, game_id: int) -> Game | None:
         """A game of this forum by id, live or not (a live one is the cached row)."""

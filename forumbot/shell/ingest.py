@@ -79,7 +79,7 @@ class Ingest:
         self._cursor = None
 
     def fetch(self) -> int:
-        threads = sorted({g.thread for g in self.book.live() if g.thread is not None})
+        threads = sorted({t for g in self.book.live() if (t := g.__data__.get("thread")) is not None})
         started = self.clock()
         if self._cursor is None:  # (the forum's bookmarks: only this bot writes them)
             self._cursor = store.get_cursor(self.forum.name)

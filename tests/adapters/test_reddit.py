@@ -121,3 +121,49 @@ def test_old_comments_in_an_existing_thread_are_not_commands(reddit_table, fake_
     t.cycle()
     t.game_id = store.Game.select().order_by(store.Game.id.desc()).first().id
     assert t.state.phase == "proposal"
+
+
+def _listing_pages(fake, monkeypatch) -> list:
+    """The (limit, after) of each page of the comment listing the bot asks for, from now on."""
+    asked: list = []
+    route = fake.route
+
+    def recorded(method, path, q, form):
+        if path.startswith("/r/") and path.endswith("/comments"):
+            asked.append((int(q.get("limit", 25)), q.get("after")))
+        return route(method, path, q, form)
+
+    monkeypatch.setattr(fake, "route", recorded)
+    return asked
+
+
+def test_a_quiet_subreddit_is_read_five_comments_first_and_widened_when_all_are_new(reddit_table, fake_reddit,
+                                                                                     monkeypatch):
+    """The listing is read as Reddit's JSON, page by page, only as far back as the bookmark:
+    a subreddit that was quiet asks for five comments (and for one more per comment the bot
+    made there since); when all of them are new, the next page asks for a hundred, and not
+    one comment is lost."""
+    t = reddit_table()
+    t.cycle()
+    asked = _listing_pages(fake_reddit, monkeypatch)
+    t.cycle()
+    assert asked == [(5, None)]
+    del asked[:]
+    sid = t.game.thread.partition(":")[2]
+    chat = [fake_reddit.comment("a_passer_by", sid, f"just chatting, {n}")["id"] for n in range(12)]
+    t.cycle()
+    assert [a[0] for a in asked] == [5, 100] and asked[1][1] is not None
+    stored = {r.ext_id for r in store.Inbound.select().where(store.Inbound.ext_id.in_(chat))}
+    assert stored == set(chat)
+    del asked[:]
+    t.cycle()  # twelve came last time: the first page is a whole one
+    assert asked == [(100, None)]
+    del asked[:]
+    bots = lambda: sum(1 for c in fake_reddit.thread_comments(t.game.thread) if c["author"] == fake_reddit.bot)  # noqa: E731
+    before = bots()
+    t.propose()  # read, and the bot comments on it (its prompt)
+    made = bots() - before
+    assert made >= 1
+    del asked[:]
+    t.cycle()
+    assert asked == [(5 + made, None)]

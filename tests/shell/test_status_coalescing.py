@@ -153,3 +153,66 @@ def test_a_newer_block_keeps_the_time_its_post_first_went_out_of_date(any_db, cl
     store.set_status_edits([(1, "G1:status-block", "three")], clock())
     row = store.Outbox.get(store.Outbox.key == "G1:status-block")
     assert row.state == "pending" and store.aware(row.created_at) == clock()
+
+
+def _statements(monkeypatch) -> list[str]:
+    """The SQL the store sends from now on."""
+    sent: list[str] = []
+    database = store.db.obj
+    execute = database.execute_sql
+
+    def recorded(sql, params=None, *a, **kw):
+        sent.append(sql)
+        return execute(sql, params, *a, **kw)
+
+    monkeypatch.setattr(database, "execute_sql", recorded)
+    return sent
+
+
+def test_edits_are_read_again_and_marked_posted_a_batch_at_a_time(db, bot, clock, monkeypatch):
+    """Eight games' blocks change: each goes out once, with its newest block, and the outbox
+    reads them again and marks them posted in one statement per batch (three here), not
+    two statements per edit."""
+    from forumbot.shell.outbox import edits
+
+    t, mod, others, sent = _setup(bot, clock)
+    monkeypatch.setattr(edits, "BATCH", 3)
+    _change_others(others, clock, 1)
+    statements = _statements(monkeypatch)
+    mod.delivery.flush()
+    for g in others:
+        assert [s[3] for s in _edits_of(sent, g.thread)] == [
+            t.people.opening(g.thread)] and "change 1" in t.people.opening(g.thread)
+    outbox = [s for s in statements if '"outbox"' in s]
+    assert len([s for s in outbox if s.startswith("UPDATE")]) == 3  # 8 edits, marked 3 at a time
+    assert len([s for s in outbox if s.startswith("SELECT") and "IN (" in s]) == 3  # read again 3 at a time
+    assert not store.Outbox.select().where(store.Outbox.state == "pending").exists()
+
+
+def test_a_lock_in_the_middle_of_a_flush_sends_no_edit_twice(db, bot, clock, monkeypatch):
+    """The database is locked when the edits that went out are to be marked posted: the cycle
+    fails (nothing lost), and the next cycle marks them without editing the posts again."""
+    import peewee
+
+    t, mod, others, sent = _setup(bot, clock)
+    _change_others(others, clock, 1)
+    database = store.db.obj
+    execute = database.execute_sql
+    locked = {"n": 0}
+
+    def sometimes_locked(sql, params=None, *a, **kw):
+        if sql.startswith('UPDATE "outbox"') and '"posted_at"' in sql and not locked["n"]:
+            locked["n"] += 1
+            raise peewee.OperationalError("database is locked")
+        return execute(sql, params, *a, **kw)
+
+    monkeypatch.setattr(database, "execute_sql", sometimes_locked)
+    report = mod.cycle()
+    assert locked["n"] == 1 and any(e.startswith("database:") for e in report.errors), report
+    clock.advance(seconds=30)
+    report = mod.cycle()
+    assert not report.errors, report
+    for g in others:
+        edits = _edits_of(sent, g.thread)
+        assert len(edits) == 1 and "change 1" in edits[0][3], (g.tag, edits)
+    assert not store.Outbox.select().where(store.Outbox.state == "pending").exists()

@@ -1,9 +1,12 @@
 """The store, on SQLite and (with FORUMBOT_TEST_DATABASE_URL) on PostgreSQL."""
 from datetime import datetime, timezone
 
+import peewee
+
 from adapters.base import Outgoing
 from forumbot import store
 from forumbot.rules import make_config, start
+from tests.conftest import PG_URL
 
 AT = datetime(2026, 11, 29, 21, 0, tzinfo=timezone.utc)
 
@@ -45,6 +48,27 @@ def test_cursor_round_trip(any_db):
     store.set_cursor("reddit", {"sub:x": {"t": 2.5, "id": "abd"}, "other": 3})
     assert store.get_cursor("reddit") == {"sub:x": {"t": 2.5, "id": "abd"}, "other": 3}
     assert store.get_cursor("local") == {}
+
+
+def test_an_older_database_gets_the_inbox_index_when_opened(any_db):
+    """The inbox's new messages are found by (state, forum): a database made before that index
+    gets it when the bot opens it (and opening it again changes nothing)."""
+    def indexes() -> set[str]:
+        schema = None if isinstance(any_db, peewee.SqliteDatabase) else "public"
+        return {i.name for i in any_db.get_indexes("inbound", schema)}
+
+    assert "inbound_state_forum" in indexes()
+    any_db.execute_sql('DROP INDEX "inbound_state_forum"')
+    assert "inbound_state_forum" not in indexes()
+    url = any_db.database if isinstance(any_db, peewee.SqliteDatabase) else None
+    store.close()
+    again = store.connect(f"sqlite:///{url}" if url else PG_URL)
+    assert again is not any_db
+    any_db = again
+    assert "inbound_state_forum" in indexes()
+    store.close()
+    any_db = store.connect(f"sqlite:///{url}" if url else PG_URL)
+    assert "inbound_state_forum" in indexes()
 
 
 def test_a_whole_game_on_this_store(any_db, bot, clock):

@@ -17,6 +17,7 @@ from ...render.words import with_block
 from ...store import Outbox, db
 from ..games import GameBook
 from .budget import COALESCE_WINDOW, WriteBudget, backoff
+from .edits import Edits
 from .fit import fit
 from .reconcile import Reconcile
 
@@ -76,6 +77,7 @@ one is looked for before it is sent again; what can never go out is told to the 
         self.budget = budget
         self.clock = clock
         self.reconcile = Reconcile(forum)  # is the database behind the forum (a restored backup)?
+        self.edits = Edits(clock)  # status edits read again and marked posted in batches
 
     def flush(self) -> int:
         """Post what waits. The posts of one thread (and the PMs to one person) go out in
@@ -100,6 +102,7 @@ one is looked for before it is sent again; what can never go out is told to the 
             items.sort(key=lambda i: (i.kind == "edit", _urgency(i, recent) if i.kind == "edit" else (i.id,)))
         if any(i.kind != "edit" for i in items):
             self.reconcile.check()  # once per process, before its first post
+        self.edits.begin([i for i in items if i.kind == "edit"])
         for item in items:
             lane = _lane(item)
             if lane[0] != "edit" and first.get(lane) != item.id:
@@ -118,6 +121,7 @@ one is looked for before it is sent again; what can never go out is told to the 
                     first[lane] = rest[0]
                 else:
                     first.pop(lane, None)
+        self.edits.mark()
         return posted
 
     def _send(self, item: Outbox, now: datetime) -> int:
@@ -168,11 +172,11 @@ one is looked for before it is sent again; what can never go out is told to the 
         opening = self.book.opening(game) if game is not None else None
         if opening is None:
             return 0  # the opening post is not out yet
-        fresh = Outbox.get_or_none(Outbox.id == item.id)  # a newer block may have come since the flush began
-        if fresh is None or fresh.state != "pending":
+        fresh = self.edits.current(item)  # a newer block may have come since the flush began
+        if fresh is None:
             return 0  # overtaken (sent or dropped meanwhile): nothing stale goes out
-        if fresh.body != item.body:
-            item.body = fresh.body
+        if fresh != item.body:
+            item.body = fresh
         body = with_block(opening.body, item.body, self.book.markup)
         out = Outgoing(key=opening.key, kind="edit", body=body, thread=opening.ext_id, where=opening.kind,
                        token=markers.item_token(opening))  # the edited post keeps its marker
@@ -243,12 +247,7 @@ one is looked for before it is sent again; what can never go out is told to the 
 
     def _posted(self, item: Outbox, posted: Posted) -> None:
         if item.kind == "edit":  # posted only if no newer block replaced it meanwhile: that one goes next
-            # (attempts back to 0: the game's one edit row takes every block in turn, and the
-            # next block's first failure waits a first failure's backoff, not one grown by
-            # every block that went out before it)
-            Outbox.update(state="posted", uncertain=False, ext_id=posted.id, url=posted.url, error="",
-                          attempts=0, posted_at=store.naive(self.clock())).where(
-                (Outbox.id == item.id) & (Outbox.body == item.body)).execute()
+            self.edits.sent(item, posted)  # (marked with the next batch of edits)
             return
         with db.atomic():
             item.state = "posted"

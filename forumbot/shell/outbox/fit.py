@@ -23,7 +23,7 @@ _TAG = re.compile(r"\s*[(\[]G\d+[)\]]\s*$")  # a game tag at a title's end, whic
 
 def size(text: str) -> int:
     """A text's length as forums count it at most: in UTF-16 units (an emoji counts two)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text) if text.isascii() else len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def fit(out: Outgoing, traits: Traits, markup: Markup) -> Outgoing:
