@@ -95,6 +95,7 @@ def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
 
 
 _OVER = (SETUP, FINISHED)  # not running
+_new = object.__new__
 
 # How players write each command: for a refusal of one the game does not have.
 COMMAND_WORDS: dict[str, str] = {}  # (the rule modules declare theirs: RulePlugin.command_words)
@@ -132,7 +133,15 @@ def advance(
     at, last = command.at, state.last_event_at
     if last and last > at:
         at = last
-    tx = Tx(state, at, plugins)
+    tx = _new(Tx)  # Tx(state, at, plugins), without the class call (one per command)
+    new = _new(GameState)  # state.clone(), inline
+    new.__dict__ = state.__dict__.copy()
+    state._owned = set()
+    new._owned = set()
+    tx.state = new
+    tx.at = at
+    tx.plugins = plugins
+    tx.events = []
     refusal = handler(tx, command)
     if refusal is not None:
         return refusal

@@ -27,7 +27,7 @@ PHASE_WORDS = {
 }  # (the rule modules declare theirs: RulePlugin.phase_words; hooks.phase_words reads both)
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     """A place at the table. `id` is the seat's identity: the name it was dealt under, which
     never changes; the rules, the state and the events name a seat by it. `name` is the
@@ -103,7 +103,8 @@ class GameState:
 
     def clone(self) -> "GameState":
         """A new state equal to this one that shares its containers, copy on write: a
-        fold into either leaves the other as it was."""
+        fold into either leaves the other as it was. (engine.advance clones inline, as
+        here: keep the two alike.)"""
         new = object.__new__(GameState)
         new.__dict__ = self.__dict__.copy()
         self._owned = set()
@@ -259,9 +260,15 @@ class GameState:
         return []
 
 
-def _copy_seat(s: Seat) -> Seat:
-    new = object.__new__(Seat)
-    new.__dict__ = s.__dict__.copy()
+def _copy_seat(s: Seat, _new=object.__new__) -> Seat:
+    """A copy of seat `s` (its fields as they are: no __init__, no __post_init__)."""
+    new = _new(Seat)
+    new.id = s.id
+    new.role = s.role
+    new.side = s.side
+    new.disqualified = s.disqualified
+    new.missed = s.missed
+    new.name = s.name
     return new
 
 
