@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
+from typing import Callable
 
 # Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
 # and render/ writes it in the forum's bold. The rules never write markup themselves.
@@ -168,11 +169,17 @@ class Remind(Command):
     phase_id: int
 
 
+# Each command class's maker: the same arguments as the class (fields in order, defaults),
+# and the same command, without the class call (the random player makes one per move).
+MAKE: dict[type, Callable[..., Command]] = {}
+
+
 def _quick_init(cls) -> None:
     """Give a frozen dataclass an __init__ that fills the instance's dict at once (the
     generated one sets each field through object.__setattr__, several times slower; the
-    engine makes one or two of these per command). Same fields, order and defaults."""
-    params, lines, defaults = [], [], {}
+    engine makes one or two of these per command), and its maker (MAKE). Same fields,
+    order and defaults."""
+    params, lines, defaults = [], [], {"_new": object.__new__, "_cls": cls}
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: keep the generated __init__")
@@ -182,12 +189,15 @@ def _quick_init(cls) -> None:
             defaults[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
         lines.append(f"    d[{f.name!r}] = {f.name}")
-    source = f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(lines) + "\n"
+    body = "\n".join(lines)
+    source = (f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n{body}\n\n"
+              f"def make({', '.join(params)}):\n    self = _new(_cls)\n    d = self.__dict__\n{body}\n    return self\n")
     namespace: dict = {}
     exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init
+    MAKE[cls] = namespace["make"]
 
 
 for _cls in [c for c in list(globals().values()) if isinstance(c, type) and is_dataclass(c)

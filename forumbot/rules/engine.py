@@ -29,6 +29,7 @@ from .commands import (
 )
 from .config import GameConfig
 from .events import Event
+from . import hooks
 from .hooks import plugin_classes, plugins_for
 from .host import (
     expire,
@@ -125,7 +126,8 @@ def advance(
     if state.phase in _OVER:
         return Refusal("This game is over.")
     if plugins is None:
-        plugins = plugins_for(state.config)
+        last = hooks._last  # plugins_for(state.config), its cache inline
+        plugins = last[1] if last[0] is state.config else plugins_for(state.config)
     handler = _handler(command, plugins) if plugins else _HANDLERS.get(type(command))
     if handler is None:
         word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())

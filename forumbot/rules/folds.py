@@ -57,15 +57,16 @@ def _team_proposed(state: GameState, event: ev.TeamProposed) -> None:
 def _vote_cast(state: GameState, event: ev.VoteCast) -> None:
     player = event.player
     state.last_vote_at = event.at
-    fields, owned = state.__dict__, state._owned
-    if owned is not None and "votes" not in owned:  # state.own("votes"), own("vote_via"): the hot path
-        fields["votes"] = fields["votes"].copy()
-        owned.add("votes")
-    if owned is not None and "vote_via" not in owned:
-        fields["vote_via"] = fields["vote_via"].copy()
-        owned.add("vote_via")
-    fields["votes"][player] = event.vote
-    fields["vote_via"][player] = event.via
+    votes, via, owned = state.votes, state.vote_via, state._owned
+    if owned is not None:  # state.own("votes"), own("vote_via"), inline: the hot path
+        if "votes" not in owned:
+            state.votes = votes = votes.copy()
+            owned.add("votes")
+        if "vote_via" not in owned:
+            state.vote_via = via = via.copy()
+            owned.add("vote_via")
+    votes[player] = event.vote
+    via[player] = event.via
     if event.critical:
         state.own("critical").add(player)
     elif player in state.critical:

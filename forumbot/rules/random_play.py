@@ -11,6 +11,7 @@ from random import Random
 from typing import Any
 
 from .commands import (
+    MAKE,
     Choose,
     Expire,
     GiveCard,
@@ -227,7 +228,10 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     getrandbits = rng.getrandbits
     if phase == TEAM_VOTE:
         votes, barred = s.votes, s.not_voting
-        voters = [v for x in s.seats if not x.disqualified and (v := x.id) not in votes and v not in barred]
+        voters = []  # (a loop, not a list comprehension: no function call)
+        for x in s.seats:
+            if not x.disqualified and (v := x.id) not in votes and v not in barred:
+                voters.append(v)
         if not voters:  # (everyone has voted who may: any active seat)
             voters = [x.id for x in s.seats if not x.disqualified]
         if voters:
@@ -244,7 +248,7 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
             r = getrandbits(2)
             while r == 3:
                 r = getrandbits(2)
-            return TeamVote(at, voter, _VOTES[r], via, critical)
+            return _TEAM_VOTE(at, voter, _VOTES[r], via, critical)  # TeamVote(...)
     elif phase == MISSION:
         seats = {x.id: x for x in s.seats if not x.disqualified}
         orders = s.orders
@@ -257,7 +261,7 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
                 r = getrandbits(k)
             member = waiting[r]
             order = "support" if seats[member].side == RESISTANCE or rng.random() < 0.4 else "sabotage"
-            return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+            return _MISSION_ORDER(at, member, order, "thread" if member == s.public else "pm")  # MissionOrder(...)
     elif phase == PROPOSAL:
         pool = [x.id for x in s.seats if not x.disqualified]
         size = s.team_size()
@@ -278,8 +282,11 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
                 while r >= size:
                     r = getrandbits(k)
                 public = team[r]
-            return Propose(at, s.leader or "", tuple(team), public)
+            return _PROPOSE(at, s.leader or "", tuple(team), public)  # Propose(...)
     return _any_move(s, rng, at)
+
+
+_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = MAKE[TeamVote], MAKE[MissionOrder], MAKE[Propose]  # (no class calls)
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):

@@ -86,8 +86,11 @@ def _example_team(s: GameState, size: int) -> list[str]:
 def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
     """A player's APPROVE, REJECT or ABSTAIN (or CRITICAL ...) on the proposed team."""
     s = tx.state
-    seat = s.seat(cmd.author)
-    if seat is None:
+    author = cmd.author
+    for seat in s.seats:  # s.seat(author), inline
+        if seat.id == author:
+            break
+    else:
         return Refusal("Only the players of this game can vote.")
     if s.phase != TEAM_VOTE:
         return Refusal(f"No team vote is open now: {phase_status(s)}.")
@@ -130,18 +133,13 @@ def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
     else:
         tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
     deadlines = s.config.deadlines
-    if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
+    if deadlines.close_early and not deadlines.close_grace:
+        votes, barred = s.votes, s.not_voting
+        for seat in s.seats:  # _all_voted(s), inline
+            if not seat.disqualified and seat.id not in votes and seat.id not in barred:
+                return None
         close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
     return None
-
-
-def _all_voted(s: GameState) -> bool:
-    """No one is left to vote (`not s.waiting_for()` in a team vote)."""
-    votes, barred = s.votes, s.not_voting
-    for seat in s.seats:
-        if not seat.disqualified and seat.id not in votes and seat.id not in barred:
-            return False
-    return True
 
 
 def close_vote(tx: Tx) -> None:
