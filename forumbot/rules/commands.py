@@ -191,7 +191,8 @@ def _quick_init(cls) -> None:
         lines.append(f"    d[{f.name!r}] = {f.name}")
     body = "\n".join(lines)
     source = (f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n{body}\n\n"
-              f"def make({', '.join(params)}):\n    self = _new(_cls)\n    d = self.__dict__\n{body}\n    return self\n")
+              f"def make({', '.join(params)}):\n    self = _new(_cls)\n    d = self.__dict__\n{body}\n"
+              "    return self\n")
     namespace: dict = {}
     exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from . import events as ev
+from . import hooks
 from .commands import (
     Command,
     Expire,
@@ -29,7 +30,6 @@ from .commands import (
 )
 from .config import GameConfig
 from .events import Event
-from . import hooks
 from .hooks import plugin_classes, plugins_for
 from .host import (
     expire,
