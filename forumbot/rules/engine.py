@@ -126,8 +126,8 @@ def advance(
     if state.phase in _OVER:
         return Refusal("This game is over.")
     if plugins is None:
-        last = hooks._last  # plugins_for(state.config), its cache inline
-        plugins = last[1] if last[0] is state.config else plugins_for(state.config)
+        cached = hooks._last  # plugins_for(state.config), its cache inline
+        plugins = cached[1] if cached[0] is state.config else plugins_for(state.config)
     handler = _handler(command, plugins) if plugins else _HANDLERS.get(type(command))
     if handler is None:
         word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())
