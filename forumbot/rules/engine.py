@@ -95,7 +95,6 @@ def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
     return state
 
 
-_OVER = (SETUP, FINISHED)  # not running
 _new = object.__new__
 
 # How players write each command: for a refusal of one the game does not have.
@@ -123,7 +122,8 @@ def advance(
     """The state after a command and the events it caused (each folded once), or why it
     is refused. `state` is not changed; the new state shares with it, copy on write, what
     the command did not change."""
-    if state.phase in _OVER:
+    phase = state.phase
+    if phase == SETUP or phase == FINISHED:  # (phase in _OVER)
         return Refusal("This game is over.")
     if plugins is None:
         cached = hooks._last  # plugins_for(state.config), its cache inline
