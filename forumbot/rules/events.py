@@ -112,6 +112,9 @@ _NOARG: Any = object()  # a default_factory field's argument, not given
 # How `Tx.emit` builds an event of each class: fn(at, fields) -> the event (`fields` a dict
 # of its keyword fields, as emit takes them); the same checks as the class's __init__.
 BUILD: dict[type, Callable[[datetime, dict], "Event"]] = {}
+# Each event class's maker: make(at, **fields), the event cls(at=at, **fields) without the
+# class call, for the engine's hot paths (`tx.add(MAKE[VoteCast](tx.at, player=...))`).
+MAKE: dict[type, Callable[..., "Event"]] = {}
 
 
 def _quick_init(cls: Any) -> None:
@@ -123,6 +126,7 @@ def _quick_init(cls: Any) -> None:
     still refuses)."""
     if "__post_init__" in vars(cls) or any(not f.init for f in fields(cls)):
         BUILD[cls] = lambda at, data: cls(at=at, **data)  # (keep the generated __init__)
+        MAKE[cls] = lambda at, **data: cls(at=at, **data)
         return
     params, lines, names = [], [], {"_NOARG": _NOARG, "_new": object.__new__, "_cls": cls}
     build, required = [], 0
@@ -149,7 +153,10 @@ def _quick_init(cls: Any) -> None:
         else:
             build.append(f"    if {f.name!r} in data:\n        d[{f.name!r}] = data[{f.name!r}]\n        n += 1\n"
                          f"    else:\n        d[{f.name!r}] = {default}")
-    source = (f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(lines) + "\n\n"
+    body = "\n".join(lines)
+    source = (f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n{body}\n\n"
+              f"def make({', '.join(['at', '*'] + [p for p in params if p != 'at'] if len(params) > 1 else ['at'])}):\n"
+              f"    self = _new(_cls)\n    d = self.__dict__\n{body}\n    return self\n\n"
               f"def build(at, data):\n    self = _new(_cls)\n    d = self.__dict__\n    n = {required}\n    try:\n"
               + "\n".join("    " + line.replace("\n", "\n    ") for line in build)
               + "\n    except KeyError:\n        n = -1\n"
@@ -161,6 +168,7 @@ def _quick_init(cls: Any) -> None:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init
     BUILD[cls] = namespace["build"]
+    MAKE[cls] = namespace["make"]
 
 
 def make(type_: str | type[Event], at: datetime, data: dict) -> Event:

@@ -45,7 +45,7 @@ def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
     for plugin in tx.plugins:
         if (r := plugin.before_mission(s, cmd)) is not None:
             return r
-    tx.emit(ev.OrderCast, player=cmd.author, order=cmd.choice)
+    tx.add(_ORDER_CAST(tx.at, player=cmd.author, order=cmd.choice))  # (tx.emit(ev.OrderCast, ...))
     resolve_when_all_in(tx)
     return None
 
@@ -99,11 +99,14 @@ def resolve_mission(tx: Tx, switched: dict[str, str] | None = None) -> None:
         orders[name] = switched.get(name, orders[name])
     sabotages = list(orders.values()).count("sabotage")
     needed = s.fails_needed()
-    tx.emit(ev.MissionResolved, number=s.mission, leader=s.leader, team=list(s.team),
+    tx.add(_MISSION_RESOLVED(tx.at, number=s.mission, leader=s.leader, team=list(s.team),
             sabotages=sabotages, fails_needed=needed,
             result="fail" if sabotages >= needed else "success", orders=orders,
             defaulted=defaulted, count_shown=s.mission not in s.config.rules.hidden_count_missions,
-            public=s.public or None)
+            public=s.public or None))
     if defaulted and s.config.missed.orders_count:
         disqualify_missing(tx, defaulted)
     resume_after_mission(tx)
+
+
+_ORDER_CAST, _MISSION_RESOLVED = ev.MAKE[ev.OrderCast], ev.MAKE[ev.MissionResolved]  # (the hot paths: no keyword dict)

@@ -246,6 +246,10 @@ class Tx:
             event = cls(at=self.at, **fields)
         else:
             event = RawEvent(str(type_), self.at, fields)
+        return self.add(event)
+
+    def add(self, event: _E) -> _E:
+        """Emit `event`, made already at `tx.at` (the engine's hot paths: `events.MAKE`)."""
         state = self.state
         state.last_event_at = self.at  # (fold(state, event), inline)
         f = FOLDS.get(event.type)

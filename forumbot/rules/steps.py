@@ -76,9 +76,9 @@ def begin_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> No
         for p in tx.plugins:
             if p.before_round(tx, mission, leader):
                 return
-    tx.emit(ev.ProposalOpened, mission=mission, leader=leader,
+    tx.add(_PROPOSAL_OPENED(tx.at, mission=mission, leader=leader,
             attempt=s.attempt + 1 if same else 1, rejections=s.rejections if same else 0,
-            team_size=_size(s, mission), fails_needed=_fails(s, mission))
+            team_size=_size(s, mission), fails_needed=_fails(s, mission)))
 
 
 def _size(s: GameState, mission: int) -> int:
@@ -118,3 +118,6 @@ def phase_status(s: GameState) -> str:
         who = f" ({', '.join(map(s.shown, s.actors))} to act)" if s.actors else ""
         return f"the game is at {phase_words(s.phase)}{who}"
     return "the game is not running"
+
+
+_PROPOSAL_OPENED = ev.MAKE[ev.ProposalOpened]  # (the hot path: no keyword dict)

@@ -65,9 +65,9 @@ def propose(tx: Tx, cmd: Propose) -> Refusal | None:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
     barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.ids.index) if tx.plugins else ()
-    proposal = tx.emit(
-        ev.TeamProposed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(cmd.team),
-        public=cmd.public or None, revised=revising, not_voting=barred or None)
+    proposal = tx.add(_TEAM_PROPOSED(
+        tx.at, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(cmd.team),
+        public=cmd.public or None, revised=revising, not_voting=barred or None))
     for p in tx.plugins:
         p.after_proposal(tx, proposal, cmd)
     return None
@@ -127,11 +127,11 @@ def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         if (r := p.before_vote(s, cmd)) is not None:
             return r
     if cmd.critical:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True))
     elif cmd.passed:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, passed=True)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via, passed=True))
     else:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via))  # (tx.emit(ev.VoteCast, ...))
     deadlines = s.config.deadlines
     if deadlines.close_early and not deadlines.close_grace:
         votes, barred = s.votes, s.not_voting
@@ -169,12 +169,12 @@ def close_vote(tx: Tx) -> None:
         elif v == "reject":
             reject += 2 if n in critical else 1
     approved = approve > reject
-    record = tx.emit(
-        ev.VoteClosed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team),
+    record = tx.add(_VOTE_CLOSED(
+        tx.at, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team),
         votes=votes, defaulted=defaulted, critical=critical, proxied=dict(s.proxied),
         not_voting=list(barred), approve=approve, reject=reject, approved=approved,
         rejections=s.rejections + (0 if approved else 1),
-    )
+    ))
     if defaulted:
         disqualify_missing(tx, defaulted)
     for p in tx.plugins:
@@ -188,8 +188,8 @@ def close_vote(tx: Tx) -> None:
 def open_mission(tx: Tx) -> None:
     """The approved team goes on its mission (after any window a plug-in held open)."""
     s = tx.state
-    tx.emit(ev.MissionOpened, mission=s.mission, leader=s.leader, team=list(s.team),
-            fails_needed=s.fails_needed(), public=s.public)
+    tx.add(_MISSION_OPENED(tx.at, mission=s.mission, leader=s.leader, team=list(s.team),
+                           fails_needed=s.fails_needed(), public=s.public))
     for p in tx.plugins:
         p.after_mission_opened(tx)
     resolve_when_all_in(tx)
@@ -203,3 +203,7 @@ def after_rejection(tx: Tx) -> None:
         end_game(tx, SPIES, "rejections")
     else:
         begin_proposal(tx, s.mission, s.next_leader(s.leader))
+
+
+_VOTE_CAST, _MISSION_OPENED = ev.MAKE[ev.VoteCast], ev.MAKE[ev.MissionOpened]  # (the hot paths: no keyword dict)
+_TEAM_PROPOSED, _VOTE_CLOSED = ev.MAKE[ev.TeamProposed], ev.MAKE[ev.VoteClosed]
