@@ -171,6 +171,11 @@ def _quick_init(cls: Any) -> None:
     MAKE[cls] = namespace["make"]
 
 
+def maker(cls: type[_T]) -> Callable[..., _T]:
+    """The maker of event class `cls` (MAKE[cls]: cls(at=at, **fields) as make(at, **fields))."""
+    return MAKE[cls]  # type: ignore[return-value]
+
+
 def make(type_: str | type[Event], at: datetime, data: dict) -> Event:
     """An event of `type_` (a class or its name) at `at` with these fields."""
     cls = TYPES.get(type_) if isinstance(type_, str) else type_

@@ -109,4 +109,4 @@ def resolve_mission(tx: Tx, switched: dict[str, str] | None = None) -> None:
     resume_after_mission(tx)
 
 
-_ORDER_CAST, _MISSION_RESOLVED = ev.MAKE[ev.OrderCast], ev.MAKE[ev.MissionResolved]  # (the hot paths: no keyword dict)
+_ORDER_CAST, _MISSION_RESOLVED = ev.maker(ev.OrderCast), ev.maker(ev.MissionResolved)  # (hot: no keyword dict)

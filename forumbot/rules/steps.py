@@ -120,4 +120,4 @@ def phase_status(s: GameState) -> str:
     return "the game is not running"
 
 
-_PROPOSAL_OPENED = ev.MAKE[ev.ProposalOpened]  # (the hot path: no keyword dict)
+_PROPOSAL_OPENED = ev.maker(ev.ProposalOpened)  # (the hot path: no keyword dict)

@@ -205,5 +205,5 @@ def after_rejection(tx: Tx) -> None:
         begin_proposal(tx, s.mission, s.next_leader(s.leader))
 
 
-_VOTE_CAST, _MISSION_OPENED = ev.MAKE[ev.VoteCast], ev.MAKE[ev.MissionOpened]  # (the hot paths: no keyword dict)
-_TEAM_PROPOSED, _VOTE_CLOSED = ev.MAKE[ev.TeamProposed], ev.MAKE[ev.VoteClosed]
+_VOTE_CAST, _MISSION_OPENED = ev.maker(ev.VoteCast), ev.maker(ev.MissionOpened)  # (the hot paths: no keyword dict)
+_TEAM_PROPOSED, _VOTE_CLOSED = ev.maker(ev.TeamProposed), ev.maker(ev.VoteClosed)
