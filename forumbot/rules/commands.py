@@ -179,7 +179,9 @@ def _quick_init(cls) -> None:
     generated one sets each field through object.__setattr__, several times slower; the
     engine makes one or two of these per command), and its maker (MAKE). Same fields,
     order and defaults."""
-    params, lines, defaults = [], [], {"_new": object.__new__, "_cls": cls}
+    holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
+    params, items = [], []
+    defaults = {"_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: keep the generated __init__")
@@ -188,11 +190,12 @@ def _quick_init(cls) -> None:
         else:
             defaults[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-        lines.append(f"    d[{f.name!r}] = {f.name}")
-    body = "\n".join(lines)
-    source = (f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n{body}\n\n"
-              f"def make({', '.join(params)}):\n    self = _new(_cls)\n    d = self.__dict__\n{body}\n"
-              "    return self\n")
+        items.append(f"{f.name!r}: {f.name}")
+    # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
+    # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
+    fill = f"    _setdict(self, {{{', '.join(items)}}})"
+    source = (f"def __init__(self, {', '.join(params)}):\n{fill}\n\n"
+              f"def make({', '.join(params)}):\n    self = _new(_cls)\n{fill}\n    return self\n")
     namespace: dict = {}
     exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]

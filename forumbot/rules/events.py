@@ -128,13 +128,14 @@ def _quick_init(cls: Any) -> None:
         BUILD[cls] = lambda at, data: cls(at=at, **data)  # (keep the generated __init__)
         MAKE[cls] = lambda at, **data: cls(at=at, **data)
         return
-    params, lines, names = [], [], {"_NOARG": _NOARG, "_new": object.__new__, "_cls": cls}
-    build, required = [], 0
+    holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
+    names = {"_NOARG": _NOARG, "_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
+    params, items, build, required = [], [], [], 0
     for f in fields(cls):
         if f.default_factory is not MISSING:
             names[f"_make_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_NOARG")
-            lines.append(f"    d[{f.name!r}] = _make_{f.name}() if {f.name} is _NOARG else {f.name}")
+            items.append(f"{f.name!r}: _make_{f.name}() if {f.name} is _NOARG else {f.name}")
             default = f"_make_{f.name}()"
         else:
             if f.default is not MISSING:
@@ -144,7 +145,7 @@ def _quick_init(cls: Any) -> None:
             else:
                 params.append(f.name)
                 default = ""
-            lines.append(f"    d[{f.name!r}] = {f.name}")
+            items.append(f"{f.name!r}: {f.name}")
         if f.name == "at":
             build.append("    d['at'] = at")
         elif not default:
@@ -153,15 +154,17 @@ def _quick_init(cls: Any) -> None:
         else:
             build.append(f"    if {f.name!r} in data:\n        d[{f.name!r}] = data[{f.name!r}]\n        n += 1\n"
                          f"    else:\n        d[{f.name!r}] = {default}")
-    body = "\n".join(lines)
-    source = (f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n{body}\n\n"
+    # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
+    # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
+    fill = f"    _setdict(self, {{{', '.join(items)}}})"
+    source = (f"def __init__(self, *, {', '.join(params)}):\n{fill}\n\n"
               f"def make({', '.join(['at', '*'] + [p for p in params if p != 'at'] if len(params) > 1 else ['at'])}):\n"
-              f"    self = _new(_cls)\n    d = self.__dict__\n{body}\n    return self\n\n"
-              f"def build(at, data):\n    self = _new(_cls)\n    d = self.__dict__\n    n = {required}\n    try:\n"
+              f"    self = _new(_cls)\n{fill}\n    return self\n\n"
+              f"def build(at, data):\n    d = {{}}\n    n = {required}\n    try:\n"
               + "\n".join("    " + line.replace("\n", "\n    ") for line in build)
               + "\n    except KeyError:\n        n = -1\n"
               "    if n != len(data):  # (a field missing or unknown: the class's own TypeError)\n"
-              "        return _cls(at=at, **data)\n    return self\n")
+              "        return _cls(at=at, **data)\n    self = _new(_cls)\n    _setdict(self, d)\n    return self\n")
     namespace: dict = {}
     exec(source, names, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]
