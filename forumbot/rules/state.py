@@ -260,6 +260,15 @@ class GameState:
         return []
 
 
+# The state's methods the engine calls on every command, as plain functions:
+# `state_own(state, "votes")` is `state.own("votes")`. (Python 3.11 does not specialise a
+# method's lookup on an object whose dict is its own, as every state's is since `clone`;
+# a module's function is found at once.)
+state_own, state_put, state_fresh = GameState.own, GameState.put, GameState.fresh
+state_player, state_team_size = GameState.player, GameState.team_size
+state_fails_needed, state_next_leader = GameState.fails_needed, GameState.next_leader
+
+
 def _copy_seat(s: Seat, _new=object.__new__) -> Seat:
     """A copy of seat `s` (its fields as they are: no __init__, no __post_init__)."""
     new = _new(Seat)
@@ -328,7 +337,7 @@ def fold(state: GameState, event: ev.Event) -> GameState:
 def open_phase(state: GameState, phase: str, event: ev.Event, actors: list[str] | None = None) -> None:
     """Open a phase (a plug-in's too): a new phase id, its clock starts now, and `actors` are
     who must act in it (a plug-in's phase; the core's phases name none)."""
-    state.put("actors", list(actors or []))
+    state_put(state, "actors", list(actors or []))
     state.extension = 0
     state.phase = phase
     state.phase_id += 1

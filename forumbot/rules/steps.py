@@ -13,6 +13,8 @@ from .state import (
     SPIES,
     TEAM_VOTE,
     GameState,
+    state_next_leader,
+    state_player,
 )
 
 
@@ -24,7 +26,7 @@ def disqualify_missing(tx: Tx, missed: list[str]) -> None:
     if not limit:
         return
     for name in missed:
-        seat = s.player(name)
+        seat = state_player(s, name)
         if not seat.disqualified and seat.missed >= limit:
             tx.emit(ev.PlayerDisqualified, player=name, missed=seat.missed,
                     reason=f"missed {seat.missed} votes in a row")
@@ -51,7 +53,7 @@ def advance_after_mission(tx: Tx) -> None:
     elif s.failures() >= MISSIONS_TO_WIN:
         end_game(tx, SPIES, "missions")
     else:
-        begin_proposal(tx, s.mission + 1, first_leader(tx, s.next_leader(s.leader)))
+        begin_proposal(tx, s.mission + 1, first_leader(tx, state_next_leader(s, s.leader)))
 
 
 def first_leader(tx: Tx, default: str) -> str:

@@ -17,6 +17,9 @@ from .state import (
     SPIES,
     TEAM_VOTE,
     GameState,
+    state_fails_needed,
+    state_next_leader,
+    state_team_size,
 )
 from .steps import begin_proposal, disqualify_missing, end_game, phase_status
 
@@ -34,7 +37,7 @@ def propose(tx: Tx, cmd: Propose) -> Refusal | None:
         return Refusal(f"There is no team to propose now: {phase_status(s)}.")
     if cmd.author != s.leader:
         return Refusal(f"Only the leader, {s.shown(s.leader or '')}, may propose a team now.")
-    size = s.team_size()
+    size = state_team_size(s)
 
     def example() -> str:
         return said("PROPOSE: " + ", ".join(map(s.shown, _example_team(s, size))))
@@ -189,7 +192,7 @@ def open_mission(tx: Tx) -> None:
     """The approved team goes on its mission (after any window a plug-in held open)."""
     s = tx.state
     tx.add(_MISSION_OPENED(tx.at, mission=s.mission, leader=s.leader, team=list(s.team),
-                           fails_needed=s.fails_needed(), public=s.public))
+                           fails_needed=state_fails_needed(s), public=s.public))
     for p in tx.plugins:
         p.after_mission_opened(tx)
     resolve_when_all_in(tx)
@@ -202,7 +205,7 @@ def after_rejection(tx: Tx) -> None:
     if s.rejections >= REJECTIONS_TO_LOSE:
         end_game(tx, SPIES, "rejections")
     else:
-        begin_proposal(tx, s.mission, s.next_leader(s.leader))
+        begin_proposal(tx, s.mission, state_next_leader(s, s.leader))
 
 
 _VOTE_CAST, _MISSION_OPENED = ev.maker(ev.VoteCast), ev.maker(ev.MissionOpened)  # (the hot paths: no keyword dict)
