@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
+from typing import Callable
 
 # Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
 # and render/ writes it in the forum's bold. The rules never write markup themselves.
@@ -168,11 +169,19 @@ class Remind(Command):
     phase_id: int
 
 
+# Each command class's maker: the same arguments as the class (fields in order, defaults),
+# and the same command, without the class call (the random player makes one per move).
+MAKE: dict[type, Callable[..., Command]] = {}
+
+
 def _quick_init(cls) -> None:
     """Give a frozen dataclass an __init__ that fills the instance's dict at once (the
     generated one sets each field through object.__setattr__, several times slower; the
-    engine makes one or two of these per command). Same fields, order and defaults."""
-    params, lines, defaults = [], [], {}
+    engine makes one or two of these per command), and its maker (MAKE). Same fields,
+    order and defaults."""
+    holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
+    params, items = [], []
+    defaults = {"_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: keep the generated __init__")
@@ -181,13 +190,18 @@ def _quick_init(cls) -> None:
         else:
             defaults[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
-        lines.append(f"    d[{f.name!r}] = {f.name}")
-    source = f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(lines) + "\n"
+        items.append(f"{f.name!r}: {f.name}")
+    # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
+    # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
+    fill = f"    _setdict(self, {{{', '.join(items)}}})"
+    source = (f"def __init__(self, {', '.join(params)}):\n{fill}\n\n"
+              f"def make({', '.join(params)}):\n    self = _new(_cls)\n{fill}\n    return self\n")
     namespace: dict = {}
     exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init
+    MAKE[cls] = namespace["make"]
 
 
 for _cls in [c for c in list(globals().values()) if isinstance(c, type) and is_dataclass(c)

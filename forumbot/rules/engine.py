@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from . import events as ev
+from . import hooks
 from .commands import (
     Command,
     Expire,
@@ -94,7 +95,7 @@ def replay(config: GameConfig, seed: int, events: list[Event]) -> GameState:
     return state
 
 
-_OVER = (SETUP, FINISHED)  # not running
+_new = object.__new__
 
 # How players write each command: for a refusal of one the game does not have.
 COMMAND_WORDS: dict[str, str] = {}  # (the rule modules declare theirs: RulePlugin.command_words)
@@ -121,10 +122,12 @@ def advance(
     """The state after a command and the events it caused (each folded once), or why it
     is refused. `state` is not changed; the new state shares with it, copy on write, what
     the command did not change."""
-    if state.phase in _OVER:
+    phase = state.phase
+    if phase == SETUP or phase == FINISHED:  # (phase in _OVER)
         return Refusal("This game is over.")
     if plugins is None:
-        plugins = plugins_for(state.config)
+        cached = hooks._last  # plugins_for(state.config), its cache inline
+        plugins = cached[1] if cached[0] is state.config else plugins_for(state.config)
     handler = _handler(command, plugins) if plugins else _HANDLERS.get(type(command))
     if handler is None:
         word = COMMAND_WORDS.get(type(command).__name__, type(command).__name__.upper())
@@ -132,7 +135,15 @@ def advance(
     at, last = command.at, state.last_event_at
     if last and last > at:
         at = last
-    tx = Tx(state, at, plugins)
+    tx = _new(Tx)  # Tx(state, at, plugins), without the class call (one per command)
+    new = _new(GameState)  # state.clone(), inline
+    new.__dict__ = state.__dict__.copy()
+    state._owned = set()
+    new._owned = set()
+    tx.state = new
+    tx.at = at
+    tx.plugins = plugins
+    tx.events = []
     refusal = handler(tx, command)
     if refusal is not None:
         return refusal

@@ -34,7 +34,7 @@ def opt(default: Any = None) -> Any:
     return field(default=default, metadata={"omit": True})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True)
 class Event:
     """One thing that happened in a game, at `at` (the forum's time of its cause)."""
 
@@ -97,7 +97,7 @@ def event(name: str) -> Callable[[type[_T]], type[_T]]:
     def register(cls: type[_T]) -> type[_T]:
         if name in TYPES:
             raise ValueError(f"two classes for the event {name}")
-        made: Any = dataclass(frozen=True, kw_only=True, slots=True)(cls)
+        made: Any = dataclass(frozen=True, kw_only=True)(cls)
         made.type = name
         made.FORM = tuple((f.name, bool(f.metadata.get("omit")), f.default)
                           for f in fields(made) if f.name != "at")
@@ -109,35 +109,74 @@ def event(name: str) -> Callable[[type[_T]], type[_T]]:
 
 _NOARG: Any = object()  # a default_factory field's argument, not given
 
+# How `Tx.emit` builds an event of each class: fn(at, fields) -> the event (`fields` a dict
+# of its keyword fields, as emit takes them); the same checks as the class's __init__.
+BUILD: dict[type, Callable[[datetime, dict], "Event"]] = {}
+# Each event class's maker: make(at, **fields), the event cls(at=at, **fields) without the
+# class call, for the engine's hot paths (`tx.add(MAKE[VoteCast](tx.at, player=...))`).
+MAKE: dict[type, Callable[..., "Event"]] = {}
+
 
 def _quick_init(cls: Any) -> None:
-    """Give an event class an __init__ that sets each slot through its own descriptor (the
-    generated one calls object.__setattr__ per field, which looks the name up again: the
-    engine builds one or more events per command). Same keyword fields, defaults and
-    default factories; the class stays frozen (its __setattr__ still refuses)."""
+    """Give an event class an __init__ that fills the instance's dict at once (the generated
+    one calls object.__setattr__ per field: the engine builds one or more events per
+    command), and a builder for `Tx.emit` (BUILD: from the dict of fields emit is given,
+    without a class call). Same keyword fields, defaults and default factories, the same
+    TypeError for a field missing or unknown; the class stays frozen (its __setattr__
+    still refuses)."""
     if "__post_init__" in vars(cls) or any(not f.init for f in fields(cls)):
-        return  # (keep the generated one)
-    params, lines, names = [], [], {"_NOARG": _NOARG}
+        BUILD[cls] = lambda at, data: cls(at=at, **data)  # (keep the generated __init__)
+        MAKE[cls] = lambda at, **data: cls(at=at, **data)
+        return
+    holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
+    names = {"_NOARG": _NOARG, "_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
+    params, items, build, required = [], [], [], 0
     for f in fields(cls):
-        slot = next(k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__)
-        names[f"_set_{f.name}"] = slot.__set__
         if f.default_factory is not MISSING:
             names[f"_make_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_NOARG")
-            lines.append(f"    _set_{f.name}(self, _make_{f.name}() if {f.name} is _NOARG else {f.name})")
+            items.append(f"{f.name!r}: _make_{f.name}() if {f.name} is _NOARG else {f.name}")
+            default = f"_make_{f.name}()"
         else:
             if f.default is not MISSING:
                 names[f"_default_{f.name}"] = f.default
                 params.append(f"{f.name}=_default_{f.name}")
+                default = f"_default_{f.name}"
             else:
                 params.append(f.name)
-            lines.append(f"    _set_{f.name}(self, {f.name})")
-    source = f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(lines) + "\n"
+                default = ""
+            items.append(f"{f.name!r}: {f.name}")
+        if f.name == "at":
+            build.append("    d['at'] = at")
+        elif not default:
+            build.append(f"    d[{f.name!r}] = data[{f.name!r}]")
+            required += 1
+        else:
+            build.append(f"    if {f.name!r} in data:\n        d[{f.name!r}] = data[{f.name!r}]\n        n += 1\n"
+                         f"    else:\n        d[{f.name!r}] = {default}")
+    # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
+    # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
+    fill = f"    _setdict(self, {{{', '.join(items)}}})"
+    source = (f"def __init__(self, *, {', '.join(params)}):\n{fill}\n\n"
+              f"def make({', '.join(['at', '*'] + [p for p in params if p != 'at'] if len(params) > 1 else ['at'])}):\n"
+              f"    self = _new(_cls)\n{fill}\n    return self\n\n"
+              f"def build(at, data):\n    d = {{}}\n    n = {required}\n    try:\n"
+              + "\n".join("    " + line.replace("\n", "\n    ") for line in build)
+              + "\n    except KeyError:\n        n = -1\n"
+              "    if n != len(data):  # (a field missing or unknown: the class's own TypeError)\n"
+              "        return _cls(at=at, **data)\n    self = _new(_cls)\n    _setdict(self, d)\n    return self\n")
     namespace: dict = {}
     exec(source, names, namespace)  # noqa: S102  (code made here, from the class's own fields)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init
+    BUILD[cls] = namespace["build"]
+    MAKE[cls] = namespace["make"]
+
+
+def maker(cls: type[_T]) -> Callable[..., _T]:
+    """The maker of event class `cls` (MAKE[cls]: cls(at=at, **fields) as make(at, **fields))."""
+    return MAKE[cls]  # type: ignore[return-value]
 
 
 def make(type_: str | type[Event], at: datetime, data: dict) -> Event:

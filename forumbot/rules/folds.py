@@ -6,7 +6,21 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import events as ev
-from .state import EXTRA_FOLDS, FINISHED, FOLDS, MISSION, PROPOSAL, TEAM_VOTE, GameState, Seat, open_phase
+from .state import (
+    EXTRA_FOLDS,
+    FINISHED,
+    FOLDS,
+    MISSION,
+    PROPOSAL,
+    TEAM_VOTE,
+    GameState,
+    Seat,
+    open_phase,
+    state_fresh,
+    state_own,
+    state_player,
+    state_put,
+)
 
 
 def _core(event_type: str | type[ev.Event]):
@@ -22,7 +36,7 @@ def _core(event_type: str | type[ev.Event]):
 @_core(ev.GAME_STARTED)
 def _started(state: GameState, event: ev.GameStarted) -> None:
     roles, sides = event.roles, event.sides
-    state.put("seats", [Seat(n, roles[n], sides[n]) for n in event.order])
+    state_put(state, "seats", [Seat(n, roles[n], sides[n]) for n in event.order])
     state.seed = event.seed
 
 
@@ -37,7 +51,7 @@ def _proposal_opened(state: GameState, event: ev.ProposalOpened) -> None:
     state.team = ()
     state.public = None
     state.votes, state.vote_via, state.orders = {}, {}, {}
-    state.fresh("votes", "vote_via", "orders")
+    state_fresh(state, "votes", "vote_via", "orders")
     open_phase(state, PROPOSAL, event)
 
 
@@ -47,7 +61,7 @@ def _team_proposed(state: GameState, event: ev.TeamProposed) -> None:
     state.public = event.public
     state.not_voting = list(event.not_voting or ())
     state.proxied, state.votes, state.vote_via, state.critical = {}, {}, {}, set()
-    state.fresh("not_voting", "proxied", "votes", "vote_via", "critical")
+    state_fresh(state, "not_voting", "proxied", "votes", "vote_via", "critical")
     state.last_vote_at = None
     state.missed_proposals = state.stall_warned_at = 0
     open_phase(state, TEAM_VOTE, event)
@@ -57,26 +71,27 @@ def _team_proposed(state: GameState, event: ev.TeamProposed) -> None:
 def _vote_cast(state: GameState, event: ev.VoteCast) -> None:
     player = event.player
     state.last_vote_at = event.at
-    fields, owned = state.__dict__, state._owned
-    if owned is not None and "votes" not in owned:  # state.own("votes"), own("vote_via"): the hot path
-        fields["votes"] = fields["votes"].copy()
-        owned.add("votes")
-    if owned is not None and "vote_via" not in owned:
-        fields["vote_via"] = fields["vote_via"].copy()
-        owned.add("vote_via")
-    fields["votes"][player] = event.vote
-    fields["vote_via"][player] = event.via
+    votes, via, owned = state.votes, state.vote_via, state._owned
+    if owned is not None:  # state_own(state, "votes"), own("vote_via"), inline: the hot path
+        if "votes" not in owned:
+            state.votes = votes = votes.copy()
+            owned.add("votes")
+        if "vote_via" not in owned:
+            state.vote_via = via = via.copy()
+            owned.add("vote_via")
+    votes[player] = event.vote
+    via[player] = event.via
     if event.critical:
-        state.own("critical").add(player)
+        state_own(state, "critical").add(player)
     elif player in state.critical:
-        state.own("critical").discard(player)
+        state_own(state, "critical").discard(player)
 
 
 @_core(ev.VOTE_CLOSED)
 def _vote_closed(state: GameState, event: ev.VoteClosed) -> None:
-    state.own("vote_history").append(event)
+    state_own(state, "vote_history").append(event)
     if event.critical:
-        state.own("critical_spent").update(event.critical)
+        state_own(state, "critical_spent").update(event.critical)
     defaulted = event.defaulted
     not_voting, proxied = event.not_voting, event.proxied
     barred = set(not_voting or ()) | set(proxied or ()) if not_voting or proxied else ()
@@ -84,7 +99,7 @@ def _vote_closed(state: GameState, event: ev.VoteClosed) -> None:
                if not s.disqualified and s.id not in barred
                and (s.missed or s.id in defaulted)]  # a seat's missed votes in a row
     if changed:
-        seats = state.own("seats")
+        seats = state_own(state, "seats")
         for i, missed in changed:
             seats[i].missed = missed
     if not event.approved:
@@ -105,32 +120,32 @@ def _stalled(state: GameState, event: ev.ProposalsStalled) -> None:
 
 @_core(ev.MISSION_OPENED)
 def _mission_opened(state: GameState, event: ev.MissionOpened) -> None:
-    state.put("orders", {})
+    state_put(state, "orders", {})
     open_phase(state, MISSION, event)
 
 
 @_core(ev.ORDER_CAST)
 def _order_cast(state: GameState, event: ev.OrderCast) -> None:
-    state.own("orders")[event.player] = event.order
+    state_own(state, "orders")[event.player] = event.order
 
 
 @_core(ev.MISSION_RESOLVED)
 def _mission_resolved(state: GameState, event: ev.MissionResolved) -> None:
-    state.own("missions").append(event)
+    state_own(state, "missions").append(event)
     if state.config.missed.orders_count:
         defaulted, team = event.defaulted, event.team
-        if defaulted or any(state.player(n).missed for n in team):
-            state.own("seats")
+        if defaulted or any(state_player(state, n).missed for n in team):
+            state_own(state, "seats")
             for n in team:
-                s = state.player(n)
+                s = state_player(state, n)
                 if not s.disqualified:
                     s.missed = s.missed + 1 if n in defaulted else 0
 
 
 @_core(ev.PLAYER_DISQUALIFIED)
 def _disqualified(state: GameState, event: ev.PlayerDisqualified) -> None:
-    state.own("seats")
-    state.player(event.player).disqualified = True
+    state_own(state, "seats")
+    state_player(state, event.player).disqualified = True
 
 
 @_core(ev.DEADLINE_EXTENDED)

@@ -12,6 +12,8 @@ from .state import (
     MISSION,
     RESISTANCE,
     GameState,
+    state_fails_needed,
+    state_player,
 )
 from .steps import disqualify_missing, phase_status, resume_after_mission
 
@@ -33,7 +35,7 @@ def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
             "Mission orders go by PM only. Your comment was not counted.",
             ("PM the bot " + said("SUPPORT") + " or " + said("SABOTAGE")), private=True,
         )
-    seat = s.player(cmd.author)
+    seat = state_player(s, cmd.author)
     if seat.disqualified:
         return Refusal("You are disqualified: your order takes the default.", private=True)
     if cmd.choice == "sabotage" and seat.side == RESISTANCE:
@@ -45,7 +47,7 @@ def order(tx: Tx, cmd: MissionOrder) -> Refusal | None:
     for plugin in tx.plugins:
         if (r := plugin.before_mission(s, cmd)) is not None:
             return r
-    tx.emit(ev.OrderCast, player=cmd.author, order=cmd.choice)
+    tx.add(_ORDER_CAST(tx.at, player=cmd.author, order=cmd.choice))  # (tx.emit(ev.OrderCast, ...))
     resolve_when_all_in(tx)
     return None
 
@@ -55,7 +57,7 @@ def resolve_when_all_in(tx: Tx) -> None:
     s = tx.state
     orders = s.orders
     for name in s.team:  # resolve once no one is left to order (`not s.waiting_for()`)
-        if name not in orders and not s.player(name).disqualified:
+        if name not in orders and not state_player(s, name).disqualified:
             return
     close_mission(tx)
 
@@ -74,7 +76,7 @@ def close_mission(tx: Tx) -> None:
 
 def default_order(state: GameState, name: str) -> str:
     rule = state.config.missed.mission
-    side = state.player(name).side
+    side = state_player(state, name).side
     if side == RESISTANCE:
         return "support"  # the resistance can never sabotage, whatever the default says
     return "sabotage" if rule in ("sabotage", "by-side") else "support"
@@ -91,19 +93,22 @@ def resolve_mission(tx: Tx, switched: dict[str, str] | None = None) -> None:
     defaulted: list[str] = []
     cast = s.orders
     for name in s.team:
-        if name in cast and not s.player(name).disqualified:
+        if name in cast and not state_player(s, name).disqualified:
             orders[name] = cast[name]
         else:
             orders[name] = default_order(s, name)
             defaulted.append(name)
         orders[name] = switched.get(name, orders[name])
     sabotages = list(orders.values()).count("sabotage")
-    needed = s.fails_needed()
-    tx.emit(ev.MissionResolved, number=s.mission, leader=s.leader, team=list(s.team),
+    needed = state_fails_needed(s)
+    tx.add(_MISSION_RESOLVED(tx.at, number=s.mission, leader=s.leader, team=list(s.team),
             sabotages=sabotages, fails_needed=needed,
             result="fail" if sabotages >= needed else "success", orders=orders,
             defaulted=defaulted, count_shown=s.mission not in s.config.rules.hidden_count_missions,
-            public=s.public or None)
+            public=s.public or None))
     if defaulted and s.config.missed.orders_count:
         disqualify_missing(tx, defaulted)
     resume_after_mission(tx)
+
+
+_ORDER_CAST, _MISSION_RESOLVED = ev.maker(ev.OrderCast), ev.maker(ev.MissionResolved)  # (hot: no keyword dict)

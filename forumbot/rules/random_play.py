@@ -11,6 +11,7 @@ from random import Random
 from typing import Any
 
 from .commands import (
+    MAKE,
     Choose,
     Expire,
     GiveCard,
@@ -227,7 +228,10 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     getrandbits = rng.getrandbits
     if phase == TEAM_VOTE:
         votes, barred = s.votes, s.not_voting
-        voters = [v for x in s.seats if not x.disqualified and (v := x.id) not in votes and v not in barred]
+        voters = []  # (a loop, not a list comprehension: no function call)
+        for x in s.seats:
+            if not x.disqualified and (v := x.id) not in votes and v not in barred:
+                voters.append(v)
         if not voters:  # (everyone has voted who may: any active seat)
             voters = [x.id for x in s.seats if not x.disqualified]
         if voters:
@@ -244,11 +248,17 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
             r = getrandbits(2)
             while r == 3:
                 r = getrandbits(2)
-            return TeamVote(at, voter, _VOTES[r], via, critical)
+            return _TEAM_VOTE(at, voter, _VOTES[r], via, critical)  # TeamVote(...)
     elif phase == MISSION:
-        seats = {x.id: x for x in s.seats if not x.disqualified}
+        seats = {}  # (loops, not comprehensions: no function calls)
+        for x in s.seats:
+            if not x.disqualified:
+                seats[x.id] = x
         orders = s.orders
-        waiting = [t for t in s.team if t not in orders and t in seats]  # (s.waiting_for())
+        waiting = []  # (s.waiting_for())
+        for t in s.team:
+            if t not in orders and t in seats:
+                waiting.append(t)
         if waiting:
             n = len(waiting)
             k = n.bit_length()
@@ -257,9 +267,12 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
                 r = getrandbits(k)
             member = waiting[r]
             order = "support" if seats[member].side == RESISTANCE or rng.random() < 0.4 else "sabotage"
-            return MissionOrder(at, member, order, "thread" if member == s.public else "pm")
+            return _MISSION_ORDER(at, member, order, "thread" if member == s.public else "pm")  # MissionOrder(...)
     elif phase == PROPOSAL:
-        pool = [x.id for x in s.seats if not x.disqualified]
+        pool = []
+        for x in s.seats:
+            if not x.disqualified:
+                pool.append(x.id)
         size = s.team_size()
         n = len(pool)
         if 0 < size <= n <= 21:
@@ -278,8 +291,11 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
                 while r >= size:
                     r = getrandbits(k)
                 public = team[r]
-            return Propose(at, s.leader or "", tuple(team), public)
+            return _PROPOSE(at, s.leader or "", tuple(team), public)  # Propose(...)
     return _any_move(s, rng, at)
+
+
+_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = MAKE[TeamVote], MAKE[MissionOrder], MAKE[Propose]  # (no class calls)
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
@@ -290,11 +306,16 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
     events = list(events)
     at = start_at
     refusals = 0
-    getrandbits = rng.getrandbits
+    getrandbits, draw = rng.getrandbits, rng.random
     below = None if rng.__class__ is Random else rng._randbelow  # type: ignore[attr-defined]
+    table = table_of(config)
+    # random_command inline, where what it checks holds for the whole game: no module's
+    # moves, no card kept across moves (avalon-2020), a random.Random
+    quick = below is None and table.plain and not table.moves
+    cmd: Any
     for _ in range(max_steps):
         phase = state.phase
-        if phase in _OVER:
+        if phase == SETUP or phase == FINISHED:  # (phase in _OVER)
             break
         if below is None:  # (rng.randint(1, 90): the same draws, Random._randbelow inline)
             r = getrandbits(7)
@@ -303,7 +324,16 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
         else:
             r = below(90)
         at += _MINUTES[1 + r]
-        cmd = (host_move(state, at) if phase in _HOST_PHASES else None) or random_command(state, rng, at)
+        if (phase == PROPOSAL or phase == ASSASSINATION) and (cmd := host_move(state, at)) is not None:
+            pass
+        elif not quick:
+            cmd = random_command(state, rng, at)
+        elif draw() > 0.97 and (when := due(state)) is not None:  # (random_command's patience)
+            cmd = Expire(at=when, author="", phase_id=state.phase_id)
+        elif "mc" not in (extra := state.extra) and "plot" not in extra and not state.proxied:
+            cmd = _core_move(state, rng, at, table)
+        else:
+            cmd = _any_move(state, rng, at)
         result = advance(state, cmd)
         if result.__class__ is Refusal:
             refusals += 1
@@ -319,8 +349,7 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
 _VOTES = ("approve", "approve", "reject")
 _NO_HANDS: dict = {}  # (read only)
 _MINUTES = [timedelta(minutes=m) for m in range(91)]
-_OVER = (SETUP, FINISHED)  # not running
-_HOST_PHASES = (ASSASSINATION, PROPOSAL)  # where host_move may step in
+_HOST_PHASES = (ASSASSINATION, PROPOSAL)  # where host_move may step in (play_out tests them inline)
 _STANDINS = tuple(f"standin{k}" for k in range(1, 100))
 
 

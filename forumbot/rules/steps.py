@@ -13,6 +13,8 @@ from .state import (
     SPIES,
     TEAM_VOTE,
     GameState,
+    state_next_leader,
+    state_player,
 )
 
 
@@ -24,7 +26,7 @@ def disqualify_missing(tx: Tx, missed: list[str]) -> None:
     if not limit:
         return
     for name in missed:
-        seat = s.player(name)
+        seat = state_player(s, name)
         if not seat.disqualified and seat.missed >= limit:
             tx.emit(ev.PlayerDisqualified, player=name, missed=seat.missed,
                     reason=f"missed {seat.missed} votes in a row")
@@ -51,7 +53,7 @@ def advance_after_mission(tx: Tx) -> None:
     elif s.failures() >= MISSIONS_TO_WIN:
         end_game(tx, SPIES, "missions")
     else:
-        begin_proposal(tx, s.mission + 1, first_leader(tx, s.next_leader(s.leader)))
+        begin_proposal(tx, s.mission + 1, first_leader(tx, state_next_leader(s, s.leader)))
 
 
 def first_leader(tx: Tx, default: str) -> str:
@@ -76,9 +78,9 @@ def begin_proposal(tx: Tx, mission: int, leader: str, ready: bool = False) -> No
         for p in tx.plugins:
             if p.before_round(tx, mission, leader):
                 return
-    tx.emit(ev.ProposalOpened, mission=mission, leader=leader,
+    tx.add(_PROPOSAL_OPENED(tx.at, mission=mission, leader=leader,
             attempt=s.attempt + 1 if same else 1, rejections=s.rejections if same else 0,
-            team_size=_size(s, mission), fails_needed=_fails(s, mission))
+            team_size=_size(s, mission), fails_needed=_fails(s, mission)))
 
 
 def _size(s: GameState, mission: int) -> int:
@@ -118,3 +120,6 @@ def phase_status(s: GameState) -> str:
         who = f" ({', '.join(map(s.shown, s.actors))} to act)" if s.actors else ""
         return f"the game is at {phase_words(s.phase)}{who}"
     return "the game is not running"
+
+
+_PROPOSAL_OPENED = ev.maker(ev.ProposalOpened)  # (the hot path: no keyword dict)

@@ -17,6 +17,9 @@ from .state import (
     SPIES,
     TEAM_VOTE,
     GameState,
+    state_fails_needed,
+    state_next_leader,
+    state_team_size,
 )
 from .steps import begin_proposal, disqualify_missing, end_game, phase_status
 
@@ -34,7 +37,7 @@ def propose(tx: Tx, cmd: Propose) -> Refusal | None:
         return Refusal(f"There is no team to propose now: {phase_status(s)}.")
     if cmd.author != s.leader:
         return Refusal(f"Only the leader, {s.shown(s.leader or '')}, may propose a team now.")
-    size = s.team_size()
+    size = state_team_size(s)
 
     def example() -> str:
         return said("PROPOSE: " + ", ".join(map(s.shown, _example_team(s, size))))
@@ -65,9 +68,9 @@ def propose(tx: Tx, cmd: Propose) -> Refusal | None:
         if (r := p.before_proposal(s, cmd)) is not None:
             return r
     barred = sorted({n for p in tx.plugins for n in p.barred_voters(s)}, key=s.ids.index) if tx.plugins else ()
-    proposal = tx.emit(
-        ev.TeamProposed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(cmd.team),
-        public=cmd.public or None, revised=revising, not_voting=barred or None)
+    proposal = tx.add(_TEAM_PROPOSED(
+        tx.at, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(cmd.team),
+        public=cmd.public or None, revised=revising, not_voting=barred or None))
     for p in tx.plugins:
         p.after_proposal(tx, proposal, cmd)
     return None
@@ -86,8 +89,11 @@ def _example_team(s: GameState, size: int) -> list[str]:
 def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
     """A player's APPROVE, REJECT or ABSTAIN (or CRITICAL ...) on the proposed team."""
     s = tx.state
-    seat = s.seat(cmd.author)
-    if seat is None:
+    author = cmd.author
+    for seat in s.seats:  # s.seat(author), inline
+        if seat.id == author:
+            break
+    else:
         return Refusal("Only the players of this game can vote.")
     if s.phase != TEAM_VOTE:
         return Refusal(f"No team vote is open now: {phase_status(s)}.")
@@ -124,24 +130,19 @@ def vote(tx: Tx, cmd: TeamVote) -> Refusal | None:
         if (r := p.before_vote(s, cmd)) is not None:
             return r
     if cmd.critical:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via, critical=True))
     elif cmd.passed:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via, passed=True)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via, passed=True))
     else:
-        tx.emit(ev.VoteCast, player=cmd.author, vote=cmd.choice, via=cmd.via)
+        tx.add(_VOTE_CAST(tx.at, player=cmd.author, vote=cmd.choice, via=cmd.via))  # (tx.emit(ev.VoteCast, ...))
     deadlines = s.config.deadlines
-    if deadlines.close_early and not deadlines.close_grace and _all_voted(s):
+    if deadlines.close_early and not deadlines.close_grace:
+        votes, barred = s.votes, s.not_voting
+        for seat in s.seats:  # _all_voted(s), inline
+            if not seat.disqualified and seat.id not in votes and seat.id not in barred:
+                return None
         close_vote(tx)  # (with close_grace the vote closes that long after the last vote: deadlines.due)
     return None
-
-
-def _all_voted(s: GameState) -> bool:
-    """No one is left to vote (`not s.waiting_for()` in a team vote)."""
-    votes, barred = s.votes, s.not_voting
-    for seat in s.seats:
-        if not seat.disqualified and seat.id not in votes and seat.id not in barred:
-            return False
-    return True
 
 
 def close_vote(tx: Tx) -> None:
@@ -171,12 +172,12 @@ def close_vote(tx: Tx) -> None:
         elif v == "reject":
             reject += 2 if n in critical else 1
     approved = approve > reject
-    record = tx.emit(
-        ev.VoteClosed, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team),
+    record = tx.add(_VOTE_CLOSED(
+        tx.at, mission=s.mission, proposal=s.attempt, leader=s.leader, team=list(s.team),
         votes=votes, defaulted=defaulted, critical=critical, proxied=dict(s.proxied),
         not_voting=list(barred), approve=approve, reject=reject, approved=approved,
         rejections=s.rejections + (0 if approved else 1),
-    )
+    ))
     if defaulted:
         disqualify_missing(tx, defaulted)
     for p in tx.plugins:
@@ -190,8 +191,8 @@ def close_vote(tx: Tx) -> None:
 def open_mission(tx: Tx) -> None:
     """The approved team goes on its mission (after any window a plug-in held open)."""
     s = tx.state
-    tx.emit(ev.MissionOpened, mission=s.mission, leader=s.leader, team=list(s.team),
-            fails_needed=s.fails_needed(), public=s.public)
+    tx.add(_MISSION_OPENED(tx.at, mission=s.mission, leader=s.leader, team=list(s.team),
+                           fails_needed=state_fails_needed(s), public=s.public))
     for p in tx.plugins:
         p.after_mission_opened(tx)
     resolve_when_all_in(tx)
@@ -204,4 +205,8 @@ def after_rejection(tx: Tx) -> None:
     if s.rejections >= REJECTIONS_TO_LOSE:
         end_game(tx, SPIES, "rejections")
     else:
-        begin_proposal(tx, s.mission, s.next_leader(s.leader))
+        begin_proposal(tx, s.mission, state_next_leader(s, s.leader))
+
+
+_VOTE_CAST, _MISSION_OPENED = ev.maker(ev.VoteCast), ev.maker(ev.MissionOpened)  # (the hot paths: no keyword dict)
+_TEAM_PROPOSED, _VOTE_CLOSED = ev.maker(ev.TeamProposed), ev.maker(ev.VoteClosed)
