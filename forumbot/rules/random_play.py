@@ -296,6 +296,7 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
 
 
 _TEAM_VOTE, _MISSION_ORDER, _PROPOSE = MAKE[TeamVote], MAKE[MissionOrder], MAKE[Propose]  # (no class calls)
+_EXPIRE = MAKE[Expire]
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
@@ -329,7 +330,7 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
         elif not quick:
             cmd = random_command(state, rng, at)
         elif draw() > 0.97 and (when := due(state)) is not None:  # (random_command's patience)
-            cmd = Expire(at=when, author="", phase_id=state.phase_id)
+            cmd = _EXPIRE(when, "", state.phase_id)  # (Expire(at=when, author="", phase_id=...))
         elif "mc" not in (extra := state.extra) and "plot" not in extra and not state.proxied:
             cmd = _core_move(state, rng, at, table)
         else:
