@@ -11,7 +11,6 @@ from random import Random
 from typing import Any
 
 from .commands import (
-    MAKE,
     Choose,
     Expire,
     GiveCard,
@@ -26,6 +25,7 @@ from .commands import (
     Refusal,
     TakeCard,
     TeamVote,
+    maker,
 )
 from .deadlines import due
 from .engine import advance, started
@@ -295,8 +295,8 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     return _any_move(s, rng, at)
 
 
-_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = MAKE[TeamVote], MAKE[MissionOrder], MAKE[Propose]  # (no class calls)
-_EXPIRE = MAKE[Expire]
+_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = maker(TeamVote), maker(MissionOrder), maker(Propose)  # (no class calls)
+_EXPIRE = maker(Expire)
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
