@@ -133,10 +133,11 @@ def _quick_init(cls: Any) -> None:
 def maker(cls: type[_T]) -> Callable[..., _T]:
     """The maker of event class `cls`: make(at, **fields) is cls(at=at, **fields), without
     the class call (MAKE keeps it)."""
-    made = MAKE.get(cls)
+    made: Any = MAKE.get(cls)
     if made is None:
-        made = MAKE[cls] = _generate(cls, "make") or (lambda at, **data: cls(at=at, **data))
-    return made  # type: ignore[return-value]
+        klass: Any = cls
+        made = MAKE[cls] = _generate(cls, "make") or (lambda at, **data: klass(at=at, **data))
+    return made
 
 
 def builder(cls: type[Event]) -> Callable[[datetime, dict], Event]:

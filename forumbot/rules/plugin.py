@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Callable, ClassVar, Protocol, TypeVar, overload
 
 from .commands import Command, Refusal
-from .events import BUILD, TYPES, Event, builder, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed
+from .events import BUILD, TYPES, Event, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed, builder
 from .state import FOLDS, GameState
 
 
