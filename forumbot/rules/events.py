@@ -144,7 +144,7 @@ def builder(cls: type[Event]) -> Callable[[datetime, dict], Event]:
     """How Tx.emit builds an event of class `cls` from its dict of fields (BUILD keeps it)."""
     made = BUILD.get(cls)
     if made is None:
-        made = BUILD[cls] = ((_generate(cls, "build") if TYPES.get(cls.type) is cls else None)
+        made = BUILD[cls] = ((_generate(cls, "build") if TYPES.get(getattr(cls, "type", "")) is cls else None)
                              or (lambda at, data: cls(at=at, **data)))
     return made
 
