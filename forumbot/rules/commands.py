@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
-from typing import Callable
+from typing import Callable, TypeVar
 
 # Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
 # and render/ writes it in the forum's bold. The rules never write markup themselves.
 SAID_OPEN, SAID_CLOSE = "\ue000", "\ue001"
+_C = TypeVar("_C")
 
 
 def said(text: str) -> str:
@@ -170,15 +171,30 @@ class Remind(Command):
 
 
 # Each command class's maker: the same arguments as the class (fields in order, defaults),
-# and the same command, without the class call (the random player makes one per move).
+# and the same command, without the class call (the random player makes one per move). Made
+# when asked for (`maker`): none costs the start-up.
 MAKE: dict[type, Callable[..., Command]] = {}
 
 
 def _quick_init(cls) -> None:
-    """Give a frozen dataclass an __init__ that fills the instance's dict at once (the
+    """Give a frozen dataclass an __init__ that sets the instance's dict at once (the
     generated one sets each field through object.__setattr__, several times slower; the
-    engine makes one or two of these per command), and its maker (MAKE). Same fields,
-    order and defaults."""
+    engine makes one or two of these per command). Same fields, order and defaults."""
+    init = _generate(cls, "__init__")
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+
+
+def maker(cls: type[_C]) -> Callable[..., _C]:
+    """The maker of command class `cls`: make(*args) is cls(*args), without the class call."""
+    made = MAKE.get(cls)
+    if made is None:
+        made = MAKE[cls] = _generate(cls, "make")
+    return made  # type: ignore[return-value]
+
+
+def _generate(cls, kind: str) -> Callable:
+    """A command class's __init__ or its maker (`kind`), made from its fields."""
     holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
     params, items = [], []
     defaults = {"_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
@@ -194,14 +210,13 @@ def _quick_init(cls) -> None:
     # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
     # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
     fill = f"    _setdict(self, {{{', '.join(items)}}})"
-    source = (f"def __init__(self, {', '.join(params)}):\n{fill}\n\n"
-              f"def make({', '.join(params)}):\n    self = _new(_cls)\n{fill}\n    return self\n")
+    if kind == "__init__":
+        source = f"def __init__(self, {', '.join(params)}):\n{fill}\n"
+    else:
+        source = f"def make({', '.join(params)}):\n    self = _new(_cls)\n{fill}\n    return self\n"
     namespace: dict = {}
     exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
-    MAKE[cls] = namespace["make"]
+    return namespace[kind]
 
 
 for _cls in [c for c in list(globals().values()) if isinstance(c, type) and is_dataclass(c)

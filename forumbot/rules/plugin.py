@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Callable, ClassVar, Protocol, TypeVar, overload
 
 from .commands import Command, Refusal
-from .events import BUILD, TYPES, Event, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed
+from .events import BUILD, TYPES, Event, GameEnded, MissionResolved, RawEvent, TeamProposed, VoteClosed, builder
 from .state import FOLDS, GameState
 
 
@@ -239,17 +239,15 @@ class Tx:
     def emit(self, type_: str | type[Event], **fields: Any) -> Event:
         """Emit an event of `type_` (its class, or its name) with these fields, now."""
         cls = TYPES.get(type_) if isinstance(type_, str) else type_
-        build = BUILD.get(cls)  # type: ignore[arg-type]
-        if build is not None:
+        if cls is not None:
+            build = BUILD.get(cls) or builder(cls)
             event = build(self.at, fields)  # (cls(at=self.at, **fields), without the class call)
-        elif cls is not None:
-            event = cls(at=self.at, **fields)
         else:
             event = RawEvent(str(type_), self.at, fields)
         return self.add(event)
 
     def add(self, event: _E) -> _E:
-        """Emit `event`, made already at `tx.at` (the engine's hot paths: `events.MAKE`)."""
+        """Emit `event`, made already at `tx.at` (the engine's hot paths: `events.maker`)."""
         state = self.state
         state.last_event_at = self.at  # (fold(state, event), inline)
         f = FOLDS.get(event.type)

@@ -11,7 +11,6 @@ from random import Random
 from typing import Any
 
 from .commands import (
-    MAKE,
     Choose,
     Expire,
     GiveCard,
@@ -26,6 +25,7 @@ from .commands import (
     Refusal,
     TakeCard,
     TeamVote,
+    maker,
 )
 from .deadlines import due
 from .engine import advance, started
@@ -295,7 +295,8 @@ def _core_move(s: GameState, rng: Random, at: datetime, table: Table):
     return _any_move(s, rng, at)
 
 
-_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = MAKE[TeamVote], MAKE[MissionOrder], MAKE[Propose]  # (no class calls)
+_TEAM_VOTE, _MISSION_ORDER, _PROPOSE = maker(TeamVote), maker(MissionOrder), maker(Propose)  # (no class calls)
+_EXPIRE = maker(Expire)
 
 
 def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
@@ -329,7 +330,7 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
         elif not quick:
             cmd = random_command(state, rng, at)
         elif draw() > 0.97 and (when := due(state)) is not None:  # (random_command's patience)
-            cmd = Expire(at=when, author="", phase_id=state.phase_id)
+            cmd = _EXPIRE(when, "", state.phase_id)  # (Expire(at=when, author="", phase_id=...))
         elif "mc" not in (extra := state.extra) and "plot" not in extra and not state.proxied:
             cmd = _core_move(state, rng, at, table)
         else:
