@@ -6,7 +6,7 @@ subject); it reuses `hostile_config()` of test_hostile_config.py."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from forumbot import store
@@ -49,6 +49,8 @@ def test_hostile_config_pm_without_the_subject_is_answered_once_and_inert(local)
 
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(pm=config_pm(), who=st.sampled_from(["host", "mallory"]))
+    # a config from the host under another subject on every run (60 drawn PMs alone now and then held none)
+    @example(pm=("hello", "preset: avalon\nplayers: [alice, bob, carol, dave, erin]\n"), who="host")
     def one(pm, who):
         subject, body = pm
         body = body.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # (SQLite stores no surrogate)
