@@ -73,8 +73,8 @@ class GameBook:
 
     def _live(self) -> dict[int, Game]:
         if self._rows is None:
-            self._rows = {g.id: g for g in Game.select().where(
-                Game.status.in_(LIVE) & (Game.forum == self.forum.name)).order_by(Game.id)}
+            self._rows = _rows(Game.select().where(Game.status.in_(LIVE) & (Game.forum == self.forum.name))
+                               .order_by(Game.id))
         return self._rows
 
     def running(self) -> list[Game]:
@@ -352,6 +352,17 @@ class GameBook:
                 return None
             self._openings[key] = row
         return row
+
+
+def _rows(query) -> dict[int, Game]:
+    """The games of `query` by id, each row made as peewee makes it (no field dirty), less its
+    setattr per field: a restart reads every live game."""
+    out = {}
+    for data in query.dicts():
+        g = Game(__no_default__=1)
+        g.__data__ = data
+        out[data["id"]] = g
+    return out
 
 
 def _naive_or_none(at: datetime | str | None) -> datetime | None:
