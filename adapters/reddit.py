@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import praw
 import prawcore
@@ -21,6 +21,7 @@ from praw.exceptions import RedditAPIException
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from . import reddit_items as items
+from . import reddit_json
 from .base import (
     Fetched,
     ForumBase,
@@ -78,7 +79,7 @@ class RedditForum(ForumBase):
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
         self._others: dict[str, int] = {}  # subreddit -> others' comments its listing read last time
-        self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, _by_sub's answer)
+        self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, by subreddit)
         self._mine: dict[str, int] = {}  # subreddit -> the bot's comments there since its listing was read
         self.default_subreddit = default_subreddit
 
@@ -101,7 +102,9 @@ class RedditForum(ForumBase):
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         new_cursor: dict = {}  # only what changed: the store keeps the rest
         out: list[Inbound] = []
-        by_sub = self._by_sub(threads)  # subreddit -> link -> the caller's thread id
+        if self._subs is None or self._subs[0] != threads:  # (kept while the threads stay the same)
+            self._subs = (list(threads), items.by_subreddit(threads))
+        by_sub = self._subs[1]  # subreddit -> link -> the caller's thread id
         failed: dict[str, str] = {}
         partial: set[str] = set()
         reads = GAP_THREAD_READS  # thread reads this fetch may spend on gaps
@@ -152,17 +155,6 @@ class RedditForum(ForumBase):
             raise TransientError(f"inbox: {one_line(e)}") from e
         out.extend(reversed(pms))  # the listing is newest first; messages are handled oldest first
         return Fetched(out, new_cursor, failed, partial)
-
-    def _by_sub(self, threads: Sequence[str]) -> dict[str, dict[str, str]]:
-        """The game threads by subreddit (one listing each), kept while the threads stay the same."""
-        if self._subs is not None and self._subs[0] == threads:
-            return self._subs[1]
-        by_sub: dict[str, dict[str, str]] = {}
-        for t in threads:
-            sub, _, sid = t.partition(":")
-            by_sub.setdefault(sub.lower(), {})[f"t3_{sid}"] = t
-        self._subs = (list(threads), by_sub)
-        return by_sub
 
     def _unverified_after_gap(self, links, unverified: dict, since: float, cursor) -> dict:
         """Every game thread of the subreddit must be read in full (a count alone can hide a
@@ -223,7 +215,7 @@ class RedditForum(ForumBase):
         first = min(PAGE, QUIET_PAGE + mine) if quiet else PAGE
         me = self.bot_name.lower()
         others = 0
-        for c in self._pages(f"r/{sub}/comments", first, PAGE * MAX_PAGES):
+        for c in reddit_json.pages(self.reddit, f"r/{sub}/comments", first, PAGE, PAGE * MAX_PAGES):
             read += 1
             t, cid = float(c["created_utc"]), c["id"]
             if top is None:
@@ -253,26 +245,6 @@ class RedditForum(ForumBase):
         if newest is None:  # an empty subreddit: from now on, every comment is new
             newest = {"t": 0, "id": "", "ids": []}
         return newest, batch, gap, counted
-
-    def _pages(self, path: str, first: int, most: int) -> Iterator[dict]:
-        """A listing's things as Reddit's JSON (their `data`; no praw object is made), newest
-        first: a first page of `first`, then pages of PAGE, each asked for only when the
-        caller reads past the one before, `most` in all."""
-        params: dict[str, str | int] = {"limit": min(first, most)}
-        read = 0
-        while True:
-            page = self.reddit.request(method="GET", path=path, params=dict(params))
-            data = (page.get("data") if isinstance(page, dict) else None) or {}
-            children = data.get("children") or []
-            for child in children:
-                yield child.get("data") or {}
-                read += 1
-                if read >= most:
-                    return
-            after = data.get("after")
-            if not children or not after or after == params.get("after"):
-                return  # the listing ran out
-            params = {"limit": min(PAGE, most - read), "after": after}
 
     def _thread_comments(self, sub: str, link: str, since: float) -> list[Inbound]:
         """A game thread's own comments since `since`, every "load more" expanded (the
@@ -402,13 +374,8 @@ class RedditForum(ForumBase):
         out = []
         for i in range(0, len(ids), PAGE):
             names = [f"t1_{x}" for x in ids[i:i + PAGE]]
-            try:  # (Reddit's JSON as it is: no praw object is made)
-                page = self.reddit.request(method="GET", path="api/info", params={"id": ",".join(names)})
-                for child in ((page.get("data") if isinstance(page, dict) else None) or {}).get("children") or []:
-                    c = child.get("data") or {}
-                    if child.get("kind") != "t1" or c.get("body") in ("[deleted]", "[removed]"):
-                        continue
-                    out.append(items.comment_json(c, str(c.get("subreddit") or "").lower()))
+            try:
+                out += reddit_json.live_comments(self.reddit, names)
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {one_line(e)}") from e
         return out

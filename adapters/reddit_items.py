@@ -25,6 +25,15 @@ def comment_json(d: dict, sub: str) -> Inbound:
                    thread=f"{sub}:{str(d.get('link_id') or '').removeprefix('t3_')}", edited=bool(d.get("edited")))
 
 
+def by_subreddit(threads) -> dict[str, dict[str, str]]:
+    """Game threads ("subreddit:id") by subreddit (one listing each): link -> the thread id."""
+    out: dict[str, dict[str, str]] = {}
+    for t in threads:
+        sub, _, sid = t.partition(":")
+        out.setdefault(sub.lower(), {})[f"t3_{sid}"] = t
+    return out
+
+
 def with_thread(c: Inbound, thread: str) -> Inbound:
     """A comment under the thread id the bot knows its game by (however its case)."""
     return replace(c, thread=thread)

@@ -357,13 +357,13 @@ def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
          .execute())
 
 
-def get_cursor(forum: str) -> dict:
-    return {r.name: json.loads(r.value) for r in Cursor.select().where(Cursor.forum == forum)}
+def get_cursor(forum: str) -> dict:  # (most values are counts: those without the JSON parser)
+    rows: list = list(Cursor.select(Cursor.name, Cursor.value).where(Cursor.forum == forum).tuples())
+    return {n: int(v) if v.isascii() and v.isdigit() else json.loads(v) for n, v in rows}
 
 
 def set_cursor(forum: str, cursor: dict, before: dict | None = None) -> None:
-    """Store the bookmarks in `cursor`; with `before` (what the store held), only those that
-    changed, all in one statement."""
+    """Store the bookmarks in `cursor`; with `before` (the store's), only those that changed, in one statement."""
     rows = [{"forum": forum, "name": name, "value": json.dumps(value)} for name, value in cursor.items()
             if before is None or name not in before or before[name] != value]
     for chunk in range(0, len(rows), 500):

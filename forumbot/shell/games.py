@@ -3,10 +3,12 @@ committed with the posts they cause. The one path to the rules for players, the 
 sign-ups and deadlines alike."""
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 from adapters.base import Forum, Outgoing
 
@@ -19,7 +21,7 @@ from ..render.subjects import subject
 from ..render.words import block_separator
 from ..rules import Refusal, advance, deadlines, replay
 from ..rules.commands import Command
-from ..rules.events import Event
+from ..rules.events import PLAYER_REPLACED, Event
 from ..rules.state import FINISHED, GameState
 from ..store import Game, Outbox, db
 
@@ -71,8 +73,8 @@ class GameBook:
 
     def _live(self) -> dict[int, Game]:
         if self._rows is None:
-            self._rows = {g.id: g for g in Game.select().where(
-                Game.status.in_(LIVE) & (Game.forum == self.forum.name)).order_by(Game.id)}
+            self._rows = _rows(Game.select().where(Game.status.in_(LIVE) & (Game.forum == self.forum.name))
+                               .order_by(Game.id))
         return self._rows
 
     def running(self) -> list[Game]:
@@ -145,6 +147,26 @@ class GameBook:
                 Game.update(phase_opened=opened).where(Game.id == game.id).execute()
                 self._changed.add(game.id)
         return cached
+
+    def seated(self, players: dict[int, tuple[str, ...]]) -> dict[int, list[str]]:
+        """The usernames on the seats of running games (game -> its config's players): a state's
+        when it is at hand, else the players with the log's replacements, read in one statement
+        for them all (no replay)."""
+        out = {gid: self._states[gid].names for gid in players if gid in self._states}
+        seats = {gid: {p: p for p in dealt} for gid, dealt in players.items() if gid not in out}  # seat -> name
+        if seats:
+            rows: Any = (store.Event.select(store.Event.game, store.Event.data)
+                         .where(store.Event.game.in_(list(seats)) & (store.Event.type == PLAYER_REPLACED))
+                         .order_by(store.Event.game, store.Event.seq).tuples())
+            for gid, data in rows:
+                e = json.loads(data)
+                if e.get("keeps_id"):  # the seat keeps its id; only the username on it changes
+                    seats[gid][e["player"]] = e["by"]
+                else:  # a log from before seats had ids: the seat renamed by value (rules/replace.py)
+                    seats[gid] = {(e["by"] if k == e["player"] else k): (e["by"] if k == e["player"] else v)
+                                  for k, v in seats[gid].items()}
+        out.update({gid: list(names.values()) for gid, names in seats.items()})
+        return out
 
     def take_changed(self) -> set[int]:
         """The games changed, or rebuilt from their log, since this was last asked."""
@@ -330,6 +352,17 @@ class GameBook:
                 return None
             self._openings[key] = row
         return row
+
+
+def _rows(query) -> dict[int, Game]:
+    """The games of `query` by id, each row made as peewee makes it (no field dirty), less its
+    setattr per field: a restart reads every live game."""
+    out = {}
+    for data in query.dicts():
+        g = Game(__no_default__=1)
+        g.__data__ = data
+        out[data["id"]] = g
+    return out
 
 
 def _naive_or_none(at: datetime | str | None) -> datetime | None:

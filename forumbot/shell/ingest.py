@@ -144,8 +144,12 @@ class Ingest:
         by_id = {r.ext_id: r for r in map(self.watched.row, window)}
         noticed = 0
         for now in self.forum.recheck(list(by_id)):
-            row = by_id[now.id]
-            if now.body.strip() == row.body.strip():
+            seen = by_id[now.id]
+            if now.body.strip() == seen.body.strip():
+                continue
+            row = Inbound.get_or_none(Inbound.id == seen.id)  # (its whole row, only now)
+            if row is None:
+                self.watched.drop(seen)
                 continue
             with db.atomic():
                 row.note = "edited"

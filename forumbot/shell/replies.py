@@ -38,12 +38,15 @@ class People:
         if self._cache is None or self._version != self.book.people_version:
             hosts: set[str] = set()
             known: set[str] = set()
+            dealt = {}
             for g in self.book.running() + self.book.signup_games():
                 cfg = g.game_config()
                 hosts.update(h.casefold() for h in (cfg.host, *cfg.cohosts))
                 known.update(r.casefold() for r in (*cfg.reserves, *cfg.spectators))
                 if g.status == "running":
-                    known.update(n.casefold() for n in self.book.state(g).names)
+                    dealt[g.id] = cfg.players
+            for names in self.book.seated(dealt).values():  # (no game replayed for it)
+                known.update(n.casefold() for n in names)
             self._cache = (hosts, known | hosts)
             self._version = self.book.people_version
         return self._cache

@@ -5,20 +5,34 @@ filtered again only when it changed (a new phase, or its end)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import cast
+from typing import NamedTuple, cast
 
 from .. import store
-from ..store import Game, Inbound
+from ..store import Game, Inbound, db
 from .games import GameBook
+
+
+class Seen(NamedTuple):
+    """A watched comment: what the re-check compares (its row is read only when it was edited)."""
+
+    id: int
+    ext_id: str
+    game: int
+    created: datetime | str  # (as the database gave it)
+    body: str
+
+
+def _seen(r: Inbound) -> Seen:
+    return Seen(r.id, r.ext_id, cast(int, r.game), r.created, r.body)
 
 
 class Watched:
     def __init__(self, forum_name: str, book: GameBook):
         self.forum_name = forum_name
         self.book = book
-        self._rows: dict[int, Inbound] | None = None  # by id (None: read them from the store)
+        self._rows: dict[int, Seen] | None = None  # by id (None: read them from the store)
         self._games: dict[int, tuple[datetime | None, set[int]]] = {}  # game -> (its phase's opening, its rows)
-        self._handled: list[Inbound] = []  # command comments handled since the last look
+        self._handled: list[Seen] = []  # command comments handled since the last look
 
     def forget(self) -> None:
         """Read them from the store when next needed."""
@@ -29,7 +43,7 @@ class Watched:
     def handled(self, rows: list[Inbound]) -> None:
         """Messages handled and committed: the command comments among them are watched."""
         if self._rows is not None:
-            self._handled += [r for r in rows if r.kind == "comment" and r.commands and r.game is not None
+            self._handled += [_seen(r) for r in rows if r.kind == "comment" and r.commands and r.game is not None
                               and not r.note and r.state == "done"]
 
     def ids(self, games: dict[int, Game]) -> list[int]:
@@ -38,10 +52,13 @@ class Watched:
         if self._rows is None:  # (those handled meanwhile are in the store too)
             self._handled = []
             self._rows, self._games = {}, {}
-            self._add(Inbound.select().join(Game, on=(Inbound.game == Game.id)).where(
+            sql, params = (Inbound.select(Inbound.id, Inbound.ext_id, Inbound.game, Inbound.created, Inbound.body)
+                           .join(Game, on=(Inbound.game == Game.id)).where(
                 (Inbound.forum == self.forum_name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
                 & (Inbound.note == "") & (Game.status == "running") & (Game.forum == self.forum_name)
-                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened))), games)
+                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened)))).sql()
+            # (the driver's rows as they are, a time maybe as text: a restart reads thousands)
+            self._add([Seen(*r) for r in db.execute_sql(sql, params).fetchall()], games)
         for gid in [gid for gid in self._games if gid not in games]:  # its game is over
             for i in self._games.pop(gid)[1]:
                 del self._rows[i]
@@ -53,16 +70,16 @@ class Watched:
         self._add(handled, games)
         return sorted(self._rows)
 
-    def row(self, i: int) -> Inbound:
+    def row(self, i: int) -> Seen:
         assert self._rows is not None
         return self._rows[i]
 
-    def drop(self, row: Inbound) -> None:
+    def drop(self, row: Inbound | Seen) -> None:
         """A comment noted (its edit answered): no longer watched."""
         if self._rows is not None and self._rows.pop(row.id, None) is not None:
             self._games[cast(int, row.game)][1].discard(row.id)
 
-    def _add(self, rows, games: dict[int, Game]) -> None:
+    def _add(self, rows: list[Seen], games: dict[int, Game]) -> None:
         assert self._rows is not None
         for r in rows:
             gid = r.game

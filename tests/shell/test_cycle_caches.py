@@ -3,7 +3,10 @@ states, the command comments the edit re-check watches, and each game's copy of 
 phase opened (so that a restarted bot rebuilds no game it does not need). The replay of
 the log stays the truth: the copy is compared with it, and the caches are read again when
 another bot worked on the database."""
+import json
 import logging
+
+import pytest
 
 import forumbot.shell.games as games_module
 from forumbot import store
@@ -236,3 +239,30 @@ def test_a_game_whose_thread_comes_later_is_found_in_it_as_the_row_the_bot_keeps
     kept, stored = first.mod.book.get(second.game_id), store.Game.get_by_id(second.game_id)
     assert (kept.next_deadline, kept.phase_opened) == (stored.next_deadline, stored.phase_opened)
     assert kept in first.mod.book.running()
+
+
+@pytest.mark.parametrize("old_log", [False, True])
+def test_a_restarted_bot_knows_who_plays_from_the_log_without_replaying_a_game(local_game, monkeypatch, old_log):
+    """Who plays (whom the bot answers whatever they write) comes from each game's config and
+    its log's replacements, read in one statement: the names the replayed state has, and no
+    game rebuilt for it (also for a log from before seats had ids, renamed by value)."""
+    t = local_game()
+    t.propose()
+    t.people.pm("host", "host", f"REPLACE {t.game.tag} alice WITH zed")
+    t.cycle()
+    assert "zed" in t.state.names and "alice" not in t.state.names
+    if old_log:
+        row = store.Event.get((store.Event.game == t.game_id) & (store.Event.type == "player_replaced"))
+        data = json.loads(row.data)
+        data.pop("keeps_id", None)
+        store.Event.update(data=json.dumps(data)).where(store.Event.id == row.id).execute()
+    game = store.Game.get_by_id(t.game_id)
+    truth = replay(game.game_config(), game.seed, store.game_events(game)).names
+    t.cycle(fresh=True)
+    mod = t.mod
+    mod.book.clear()
+    replays = _replays(monkeypatch)
+    assert mod.book.seated({game.id: game.game_config().players}) == {game.id: truth}
+    mod.people.forget()
+    assert mod.people.known("zed") and mod.people.known("bob") and not mod.people.known("alice")
+    assert replays == []

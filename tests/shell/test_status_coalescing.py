@@ -169,7 +169,7 @@ def _statements(monkeypatch) -> list[str]:
     return sent
 
 
-def test_edits_are_read_again_and_marked_posted_a_batch_at_a_time(db, bot, clock, monkeypatch):
+def test_edits_are_read_again_and_marked_posted_a_batch_at_a_time(any_db, bot, clock, monkeypatch):
     """Eight games' blocks change: each goes out once, with its newest block, and the outbox
     reads them again and marks them posted in one statement per batch (three here), not
     two statements per edit."""
