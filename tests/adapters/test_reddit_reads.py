@@ -671,3 +671,52 @@ def test_an_edited_vote_is_answered_under_it_in_public_with_the_notice(reddit_ta
     body = answers[0]["body"]
     assert voter in body and "Editing a comment does not change a command" in body
     assert "post a new comment" in body
+
+
+# --- the listing's pages and /api/info, read as Reddit's JSON (adapters/reddit_json.py) -------
+
+class _Listing:
+    """A Reddit that answers each GET with the next of `answers` and keeps the params asked."""
+
+    def __init__(self, *answers):
+        self.answers, self.asked = list(answers), []
+
+    def request(self, method, path, params):
+        self.asked.append(dict(params))
+        return self.answers[min(len(self.asked), len(self.answers)) - 1]
+
+
+def _page(ids, after):
+    return {"kind": "Listing", "data": {"after": after, "children": [{"kind": "t1", "data": {"id": i}} for i in ids]}}
+
+
+def test_the_listing_asks_each_next_page_only_for_what_is_left_and_stops_at_most():
+    from adapters.reddit_json import pages
+    reddit = _Listing(_page(["a", "b"], "t1_b"), _page(["c", "d", "e", "f"], "t1_f"))
+    assert [d["id"] for d in pages(reddit, "r/x/comments", first=2, page=100, most=5)] == ["a", "b", "c", "d", "e"]
+    assert reddit.asked == [{"limit": 2}, {"limit": 3, "after": "t1_b"}]
+
+
+def test_a_listing_that_gives_the_same_cursor_again_is_read_no_further():
+    from adapters.reddit_json import pages
+    reddit = _Listing(_page(["a", "b"], "t1_b"))  # (every page the same, the same `after`)
+    assert [d["id"] for d in pages(reddit, "r/x/comments", first=2, page=2, most=10)] == ["a", "b", "a", "b"]
+    assert len(reddit.asked) == 2
+
+
+def test_an_answer_that_is_no_listing_has_no_things():
+    from adapters.reddit_json import children, pages
+    for answer in (None, [], "<html>", 3, {"data": None}, {"data": {"children": None}}):
+        assert children(answer) == []
+        assert list(pages(_Listing(answer), "r/x/comments", first=5, page=100, most=10)) == []
+
+
+def test_info_leaves_out_a_deleted_comment_and_reads_on_past_it():
+    from adapters.reddit_json import live_comments
+    t1 = [{"kind": "t1", "data": {"id": i, "body": body, "author": "alice", "created_utc": 1.7e9,
+                                  "link_id": "t3_abc", "subreddit": "Games"}}
+          for i, body in (("c1", "[deleted]"), ("c2", "[removed]"), ("c3", "**APPROVE**"))]
+    reddit = _Listing({"data": {"children": [*t1[:2], {"kind": "t3", "data": {"id": "abc"}}, t1[2]]}})
+    [read] = live_comments(reddit, ["t1_c1", "t1_c2", "t1_c3"])
+    assert (read.id, read.body, read.thread) == ("c3", "**APPROVE**", "games:abc")
+    assert reddit.asked == [{"id": "t1_c1,t1_c2,t1_c3"}]
