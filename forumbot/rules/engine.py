@@ -63,7 +63,11 @@ def _deal(config: GameConfig, seed: int) -> dict:
 
 
 def _start(config: GameConfig, seed: int, at: datetime) -> Tx:
-    tx = Tx(GameState(config), at, plugins_for(config))
+    tx = _new(Tx)  # Tx(GameState(config), ...), without cloning a state no one else holds
+    tx.state = GameState(config)
+    tx.at = at
+    tx.plugins = plugins_for(config)
+    tx.events = []
     deal = _deal(config, seed)
     tx.emit(ev.GameStarted, **deal)
     for p in tx.plugins:
@@ -116,12 +120,23 @@ def apply(
     return result if result.__class__ is Refusal else result[1]  # type: ignore[index]  # (not a Refusal)
 
 
+class Spent(RuntimeError):
+    """A command given a state to change in place (`advance(..., in_place=True)`) was refused
+    after it had emitted events: the state holds a part of the command. The caller rebuilds
+    it from its log (`replay`)."""
+
+
 def advance(
-    state: GameState, command: Command, plugins: list[RulePlugin] | None = None
+    state: GameState, command: Command, plugins: list[RulePlugin] | None = None, in_place: bool = False
 ) -> tuple[GameState, list[Event]] | Refusal:
     """The state after a command and the events it caused (each folded once), or why it
     is refused. `state` is not changed; the new state shares with it, copy on write, what
-    the command did not change."""
+    the command did not change.
+
+    `in_place`: the caller gives `state` up (it keeps only what is returned), so the
+    command's events are folded into `state` itself, with no copy; a refusal leaves it as it
+    was, as the handlers refuse before they emit. One that refuses after it emitted raises
+    `Spent`. (The random player plays its games so: `random_play.play_out`.)"""
     phase = state.phase
     if phase == SETUP or phase == FINISHED:  # (phase in _OVER)
         return Refusal("This game is over.")
@@ -136,16 +151,21 @@ def advance(
     if last and last > at:
         at = last
     tx = _new(Tx)  # Tx(state, at, plugins), without the class call (one per command)
-    new = _new(GameState)  # state.clone(), inline
-    new.__dict__ = state.__dict__.copy()
-    state._owned = set()
-    new._owned = set()
-    tx.state = new
+    if in_place:
+        tx.state = state
+    else:
+        new = _new(GameState)  # state.clone(), inline
+        new.__dict__ = state.__dict__.copy()
+        state._owned = set()
+        new._owned = set()
+        tx.state = new
     tx.at = at
     tx.plugins = plugins
     tx.events = []
     refusal = handler(tx, command)
     if refusal is not None:
+        if in_place and tx.events:
+            raise Spent(f"{type(command).__name__} was refused after it emitted {tx.events[0].type}")
         return refusal
     return tx.state, tx.events
 
@@ -190,4 +210,4 @@ _HANDLERS: dict[type, Callable[[Tx, Any], Refusal | None]] = {
 }
 
 
-__all__ = ["start", "started", "replay", "apply", "advance", "COMMAND_WORDS"]
+__all__ = ["start", "started", "replay", "apply", "advance", "Spent", "COMMAND_WORDS"]

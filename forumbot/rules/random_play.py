@@ -28,7 +28,7 @@ from .commands import (
     maker,
 )
 from .deadlines import due
-from .engine import advance, started
+from .engine import Spent, advance, replay, started
 from .hooks import plugins_for
 from .modules.assassin import PHASE as ASSASSINATION
 from .modules.assassin import Assassinate, known_to
@@ -299,10 +299,13 @@ _TEAM_VOTE, _MISSION_ORDER, _PROPOSE = maker(TeamVote), maker(MissionOrder), mak
 _EXPIRE = maker(Expire)
 
 
-def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000):
+def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_steps: int = 5000,
+             in_place: bool = True):
     """Play a whole game with random legal moves: (state, events, refusals). Where no move
     of the players can go on (a seat stuck), the host steps in (`host_move`), so that every
-    game ends."""
+    game ends. The game's one state is changed in place, command after command (`advance`'s
+    `in_place`: no one else holds it); `in_place=False` plays it on a copy per command, as
+    the bot does (the same game: tests compare the two)."""
     state, events = started(config, seed, start_at)
     events = list(events)
     at = start_at
@@ -335,7 +338,12 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
             cmd = _core_move(state, rng, at, table)
         else:
             cmd = _any_move(state, rng, at)
-        result = advance(state, cmd)
+        try:
+            result = advance(state, cmd, None, in_place)
+        except Spent:  # (refused after it emitted: the state holds a part of it)
+            state = replay(config, seed, events)
+            refusals += 1
+            continue
         if result.__class__ is Refusal:
             refusals += 1
             continue
