@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from datetime import datetime
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
+
+from .makers import generate
 
 # Command text inside a refusal's words ("post PROPOSE: a, b"): rules mark it with `said`,
 # and render/ writes it in the forum's bold. The rules never write markup themselves.
@@ -17,20 +19,20 @@ def said(text: str) -> str:
     return f"{SAID_OPEN}{text}{SAID_CLOSE}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Command:
     at: datetime
     author: str  # a seat's id; the host's username for host commands; "" for the clock
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Propose(Command):
     team: tuple[str, ...]  # seats (ids)
     public: str | None = None  # the team member (a seat's id) who plays their order in the thread
     more: tuple[tuple[str, str], ...] = ()  # a rule module's part: (("excalibur", "bob"),)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TeamVote(Command):
     choice: str  # approve | reject | abstain
     via: str  # thread | pm
@@ -38,20 +40,20 @@ class TeamVote(Command):
     passed: bool = False  # written PASS with no card window open: an abstention
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MissionOrder(Command):
     choice: str  # support | sabotage
     via: str  # thread | pm
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expire(Command):
     """The deadline of phase `phase_id` has passed."""
 
     phase_id: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Refusal:
     """A command the rules do not accept: told to its sender, changes nothing."""
 
@@ -60,37 +62,37 @@ class Refusal:
     private: bool = False  # must be answered by PM, never in the thread
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GiveCard(Command):
     card: str  # as typed; the deck's plug-in finds the card
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlayCard(Command):
     card: str
     target: str | None = None
     choice: str = ""  # Chicago Proxy: the vote cast for the target
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeCard(Command):
     card: str
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Choose(Command):
     target: str
     via: str = "thread"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PassCard(Command):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProxyVote(Command):
     """Chicago Proxy: the holder casts (or changes) the vote of the player they proxy."""
 
@@ -101,32 +103,32 @@ class ProxyVote(Command):
 # --- the host's commands (the moderator checks that the sender is the host) --------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostClose(Command):
     """Close the open vote (or mission) now; missing votes take their defaults."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostExtend(Command):
     seconds: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostPause(Command):
     until: datetime | None = None  # PAUSE ... UNTIL: resumes by itself then
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostResume(Command):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostDisqualify(Command):
     target: str  # a seat's id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostReplace(Command):
     """`newcomer` (a forum username) takes seat `target` (its id)."""
 
@@ -134,24 +136,24 @@ class HostReplace(Command):
     newcomer: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostSkip(Command):
     """End whatever is open now, as if its deadline had passed."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostRecord(Command):
     """The host casts `inner` (a player's vote, order or choice sent to the host)."""
 
     inner: Command
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HostAbort(Command):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Postpone(Command):
     """The bot (not a player or the host): the open phase's deadline fell while the bot was
     not running (`down_since` until `at`, its restart), so it moves to `until` (the restart
@@ -163,7 +165,7 @@ class Postpone(Command):
     reason: str = "outage"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Remind(Command):
     """The clock: the reminder time of phase `phase_id` has come."""
 
@@ -177,10 +179,10 @@ MAKE: dict[type, Callable[..., Command]] = {}
 
 
 def _quick_init(cls) -> None:
-    """Give a frozen dataclass an __init__ that sets the instance's dict at once (the
-    generated one sets each field through object.__setattr__, several times slower; the
-    engine makes one or two of these per command). Same fields, order and defaults."""
-    init = _generate(cls, "__init__")
+    """Give a frozen dataclass an __init__ that fills its slots plainly (the generated one
+    sets each field through object.__setattr__, several times slower; the engine makes one or
+    two of these per command): makers.generate. Same fields, order and defaults."""
+    init = _init(cls)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init
 
@@ -189,34 +191,20 @@ def maker(cls: type[_C]) -> Callable[..., _C]:
     """The maker of command class `cls`: make(*args) is cls(*args), without the class call."""
     made = MAKE.get(cls)
     if made is None:
-        made = MAKE[cls] = _generate(cls, "make")
+        klass: Any = cls  # (a rule module's class with no slots: its own __init__)
+        made = MAKE[cls] = generate(cls, "make", keywords=False) or (lambda *args: klass(*args))
     return made  # type: ignore[return-value]
 
 
-def _generate(cls, kind: str) -> Callable:
-    """A command class's __init__ or its maker (`kind`), made from its fields."""
-    holder = next(k for k in cls.__mro__ if "__dict__" in k.__dict__)  # (the class that gives the dict)
-    params, items = [], []
-    defaults = {"_new": object.__new__, "_cls": cls, "_setdict": holder.__dict__["__dict__"].__set__}
+def _init(cls) -> Callable:
+    """A command class's __init__, made from its fields, in order."""
     for f in fields(cls):
         if f.default_factory is not MISSING or not f.init:
             raise TypeError(f"{cls.__name__}.{f.name}: keep the generated __init__")
-        if f.default is MISSING:
-            params.append(f.name)
-        else:
-            defaults[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-        items.append(f"{f.name!r}: {f.name}")
-    # The instance's dict is set whole (a dict of its own, not the class's shared keys: its
-    # fields' reads specialise), through the class's __dict__ descriptor (it stays frozen).
-    fill = f"    _setdict(self, {{{', '.join(items)}}})"
-    if kind == "__init__":
-        source = f"def __init__(self, {', '.join(params)}):\n{fill}\n"
-    else:
-        source = f"def make({', '.join(params)}):\n    self = _new(_cls)\n{fill}\n    return self\n"
-    namespace: dict = {}
-    exec(source, defaults, namespace)  # noqa: S102  (code made here, from the class's own fields)
-    return namespace[kind]
+    made = generate(cls, "__init__", keywords=False)
+    if made is None:
+        raise TypeError(f"{cls.__name__}: keep the generated __init__")
+    return made
 
 
 for _cls in [c for c in list(globals().values()) if isinstance(c, type) and is_dataclass(c)

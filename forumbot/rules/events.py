@@ -1,6 +1,6 @@
 """The append-only event log: the truth of a game.
 
-Each event type is a frozen dataclass, registered under its name with `@event`:
+Each event type is a frozen, slotted dataclass, registered under its name with `@event`:
 
     @event("vote_cast")
     class VoteCast(Event):
@@ -39,7 +39,7 @@ def opt(default: Any = None) -> Any:
     return field(default=default, metadata={"omit": True})
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Event:
     """One thing that happened in a game, at `at` (the forum's time of its cause)."""
 
@@ -102,7 +102,7 @@ def event(name: str) -> Callable[[type[_T]], type[_T]]:
     def register(cls: type[_T]) -> type[_T]:
         if name in TYPES:
             raise ValueError(f"two classes for the event {name}")
-        made: Any = dataclass(frozen=True, kw_only=True)(cls)
+        made: Any = dataclass(frozen=True, kw_only=True, slots=True)(cls)
         made.type = name
         made.FORM = tuple((f.name, bool(f.metadata.get("omit")), f.default)
                           for f in fields(made) if f.name != "at")

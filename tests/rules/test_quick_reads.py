@@ -1,11 +1,11 @@
 """The engine's quick paths make what the slow ones make: events and commands built by their
 makers (events.maker, events.builder for Tx.emit, commands.maker) are the class's own, with the
-same checks; a seat's copy is the seat; and, on Python 3.11, the reads of a game's hot paths
-stay specialised (an event's or a command's fields are read from a dict of its own, not from
-the class's shared keys, which 3.11 does not specialise)."""
+same checks; a seat's copy is the seat; and, on Python 3.11, the hot paths stay specialised (an
+event's or a command's fields live in slots: the makers fill a filler class's slots, each store
+specialised, then make it the frozen class; the reads are slot reads)."""
 import random
 import sys
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import FrozenInstanceError, dataclass, fields
 from datetime import timedelta
 
 import pytest
@@ -30,6 +30,7 @@ def test_an_event_made_quickly_is_the_class_s_own(data):
         assert got.to_json() == want.to_json() and list(got.to_json()["data"]) == list(want.to_json()["data"])
         with pytest.raises(FrozenInstanceError):
             got.vote = "reject"  # type: ignore[misc]
+        assert not hasattr(got, "__dict__")  # (slots: what the filler filled)
 
 
 def test_each_event_gets_its_own_default_containers():
@@ -73,6 +74,21 @@ def test_a_command_made_quickly_is_the_class_s_own(cls):
         got.author = "someone"
 
 
+@dataclass(frozen=True)
+class Shout(cm.Command):  # (a rule module's command that is not slotted)
+    words: str
+
+
+def test_a_command_with_a_dict_is_made_by_its_class():
+    from forumbot.rules.makers import filler
+
+    assert filler(Shout) is None
+    got, want = cm.maker(Shout)(T0, "alice", "hello"), Shout(T0, "alice", "hello")
+    assert type(got) is Shout and got == want and hash(got) == hash(want)
+    with pytest.raises(FrozenInstanceError):
+        got.author = "someone"
+
+
 def test_a_seat_s_copy_is_the_seat_and_its_own():
     seat = Seat("alice", "spy", "spies", disqualified=True, missed=2, name="alice2")
     copy = _copy_seat(seat)
@@ -105,5 +121,10 @@ def test_the_hot_reads_specialise():
     # a TeamVote's fields in the vote handler: at least one read of each specialised (the
     # others may sit in a refusal's branch that never ran)
     command_reads = reads(team.vote, {"author", "choice", "via", "critical", "passed"})
+    # and the makers' stores: every field's specialised (the filler sets them plainly)
+    for made in (ev.maker(ev.VoteCast), cm.maker(cm.TeamVote)):
+        stores = [i.opname for i in dis.get_instructions(made, adaptive=True)
+                  if i.opname.startswith("STORE_ATTR") and i.argval != "__class__"]
+        assert stores and set(stores) == {"STORE_ATTR_SLOT"}, stores
     assert len(command_reads) == 5 and all(set(ops) - {"LOAD_ATTR_ADAPTIVE"} for ops in command_reads.values()), \
         command_reads

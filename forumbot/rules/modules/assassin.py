@@ -31,7 +31,7 @@ class Shot:
     hit: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Assassinate(Command):
     """The Assassin names `target` (a seat's id) as Merlin."""
 

@@ -45,7 +45,7 @@ class Excalibur:
     was: str | None = None  # that order as sent (or its default), before the switch
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WieldExcalibur(Command):
     """The holder switches `target`'s order; None: PASS."""
 

@@ -31,7 +31,7 @@ class Lady:
     past: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LadyTarget(Command):
     """The holder names `target` (a seat's id) for the Lady of the Lake."""
 

@@ -22,7 +22,7 @@ SHOT = "lovers_shot"  # assassin, targets, hit
 MIN_PLAYERS = 7
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ShootLovers(Command):
     targets: tuple[str, str]
 
