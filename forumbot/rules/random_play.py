@@ -312,7 +312,7 @@ def play_out(config, seed: int, rng: random.Random, start_at: datetime, max_step
     refusals = 0
     getrandbits, draw = rng.getrandbits, rng.random
     below = None if rng.__class__ is Random else rng._randbelow  # type: ignore[attr-defined]
-    table = table_of(config)
+    table = _TABLE if _TABLE.config is config else table_of(config)
     # random_command inline, where what it checks holds for the whole game: no module's
     # moves, no card kept across moves (avalon-2020), a random.Random
     quick = below is None and table.plain and not table.moves
