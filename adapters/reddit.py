@@ -12,8 +12,9 @@
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import praw
 import prawcore
@@ -37,6 +38,7 @@ from .base import (
 )
 from .reddit_errors import (
     _at_token_endpoint,
+    believed_waits,
     one_line,
     single_shot_posts,
     write_error,
@@ -68,6 +70,8 @@ class RedditForum(ForumBase):
         self.gaps = 0  # how often the listing did not reach back to the last comment seen
         self.gap_threads = 0  # game threads read in full to fill those gaps
         single_shot_posts(reddit)
+        self.wall: Callable[[], float] = time.time  # the bot's clock, for a Retry-After date
+        believed_waits(reddit, lambda: self.wall())
         # Reads that fail for a moment (5xx, a dropped connection, 429) are tried again,
         # with exponential backoff and jitter, or as long as Retry-After says (capped).
         self._retrying = Retrying(

@@ -10,15 +10,28 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
 
+from adapters.base import Outgoing, TransientError
 from forumbot import store
-from tests.fakes.bots import make_bot
+from tests.fakes.bots import NO_WAITS, make_bot
 from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, play, reset_store
 from tests.fakes.xenforo import FakeXenForo
 from tests.support.secrecy import TABLES, expected_names, pm_leaks
 from tests.support.secrecy import public_leaks as secrecy_public_leaks
-from tests.support.sweeps import SWEPT, crash_run, dups, forum_run, local_outcome, public_leaks
+from tests.support.sweeps import (
+    HOUR,
+    NOW,
+    SWEPT,
+    crash_run,
+    dups,
+    forum_run,
+    local_outcome,
+    public_leaks,
+    wait_headers,
+    wait_said,
+)
 
 LONG = pytest.mark.long
 
@@ -57,6 +70,40 @@ def test_a_fifth_of_requests_fail_and_the_game_is_the_same(forum, preset, db):
     assert not dups(swept, texts), "a post went out twice"
     reset_store()
     assert stormy == local_outcome(preset, seed=11)
+
+
+# --- what a forum says about its wait --------------------------------------------------------
+
+
+@pytest.mark.parametrize("forum", ["reddit", *SWEPT])
+def test_a_forums_wait_is_read_as_said_and_bounded(forum):
+    """A 429's Retry-After, whatever it holds (a number of seconds, an HTTP date after the
+    answer's Date or the bot's clock, words), on a write: a TransientError (no traceback) whose
+    wait is from 0 to an hour, the one the header means where it means one; and a read that
+    meets it goes on."""
+    b = make_bot(forum, Clock(), forum_kw=NO_WAITS)
+    if forum in SWEPT:
+        SWEPT[forum].members(b.fake, ["alice"])  # (on XenForo, a PM goes only to a member)
+    b.forum.wall = NOW.timestamp  # (the bot's clock for the dates; the fake clock moves on for the waits)
+    try:
+        @settings(max_examples=60, deadline=None, database=None)
+        @given(wait_headers())
+        def said(headers):
+            retry_after, date, meant = headers
+            b.clock.advance(seconds=HOUR + 1)  # (the last wait has passed: writes go out again)
+            b.fake.faults.append(wait_said(retry_after, date))
+            with pytest.raises(TransientError) as e:
+                b.forum.post(Outgoing("k", "pm", "a message", to="alice", subject="a subject"))
+            assert not b.fake.faults, "the write was not sent"
+            wait = e.value.retry_after
+            assert wait is not None and 0 <= wait <= HOUR, (headers, wait)
+            assert meant is None or wait == meant, (headers, wait)
+            b.fake.faults.append(lambda method, path: wait_said(retry_after, date)("POST", path))
+            b.forum.fetch([], {})  # the read meets it once, waits (no waits here), reads again
+            assert not b.fake.faults
+        said()
+    finally:
+        b.stop()
 
 
 # --- the crash sweep ----------------------------------------------------------------------

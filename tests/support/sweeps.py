@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from forumbot import store
@@ -259,3 +260,54 @@ def normalized(export: dict, game: store.Game) -> dict:
             return names[x]
         return x
     return norm(export)
+
+
+# --- what a forum says about its wait ------------------------------------------------------
+
+NOW = Clock()()  # the bot's clock in the sweeps (tests/fakes/clock.py), which the adapter reads
+HOUR = 3600.0  # adapters/retries.py's LONGEST_WAIT: no wait is believed for longer
+ODD_WAITS = ["", " ", "soon", "-5", "-0.5", "1e400", "nan", "-inf", "99999999", "0x10", "1_0", "120, 130",
+             "Fri, 31 Dec 99999 23:59:59 GMT", "Sun, 00 Foo 2026 00:00:00 GMT", "Fri, 31 Feb 2026 25:61:61 GMT",
+             "Fri, 31 Dec 1999 23:59:59 +9999", "Mon, 01 Jan 0000 00:00:00 GMT", "Fri, 31 Dec 1999 23:59:59",
+             "31 Dec 1999", "Fri, 31 Dec 1999 23:59:59 GMT, Fri, 31 Dec 1999 23:59:59 GMT"]
+
+
+def _http_date(at: datetime, form: int) -> str:
+    """`at` as one of RFC 9110's three forms: IMF-fixdate, the obsolete RFC 850 (a two-digit
+    year) and asctime."""
+    return at.strftime(["%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"][form])
+
+
+def wait_headers():
+    """A 429's Retry-After and Date headers (None: not sent), and the wait they mean where
+    it is known (else None: only its bounds are): a date some seconds after the answer's own
+    Date, or after the bot's clock where there is no Date; a number of seconds; and words a
+    header may hold that are neither (then the default wait)."""
+    from hypothesis import strategies as st
+
+    def within(offset: int, seconds: float | None = None) -> float:
+        return min(max(float(offset if seconds is None else seconds), 0.0), HOUR)
+
+    # (RFC 850's two-digit years are read as 1969-2068 (the email package's rule): kept in it)
+    moments = st.datetimes(min_value=datetime(1970, 1, 2), max_value=datetime(2068, 12, 30),
+                           timezones=st.just(timezone.utc)).map(lambda d: d.replace(microsecond=0))
+    offsets = st.integers(-2 * 86400, 2 * 86400) | st.integers(-10**9, 10**9)
+    forms = st.integers(0, 2)
+    dated = st.builds(lambda at, off, f, g: (_http_date(at + timedelta(seconds=off), f), _http_date(at, g),
+                                             within(off)), moments, st.integers(-9 * 3600, 9 * 3600), forms, forms)
+    undated = st.builds(lambda off, f: (_http_date(NOW + timedelta(seconds=off), f), None, within(off)),
+                        st.integers(-9 * 3600, 9 * 3600), forms)
+    seconds = st.builds(lambda n: (str(n), None, within(0, n) if n >= 0 else 60.0), offsets)
+    header = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"), max_size=40)
+    odd = st.tuples(st.sampled_from(ODD_WAITS) | header, st.none() | header | st.sampled_from(ODD_WAITS),
+                    st.none())
+    return dated | undated | seconds | odd
+
+
+def wait_said(retry_after: str, date: str | None):
+    """The fake's next write (a POST but the login's) answered 429 with these headers."""
+    from tests.fakes.server import Raw
+
+    body = '{"errors": [{"code": "too_many_requests", "message": "Slow down"}]}'
+    answer = (429, Raw(body, "application/json", {"Retry-After": retry_after, "Date": date}))
+    return lambda method, path: answer if method == "POST" and "access_token" not in path else None
