@@ -45,6 +45,7 @@ from .reddit_errors import (
 )
 from .reddit_marks import _token, _unmarked, marker, own_marks
 from .retries import read_wait
+from .unnamed import Unnamed
 
 MARK_READ_BATCH = 25
 PAGE = 100
@@ -82,6 +83,7 @@ class RedditForum(ForumBase):
         self.bot_name = reddit.config.username or "forumbot"
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
+        self._unnamed = Unnamed("Reddit")  # comments without a usable id or time: left out
         self._others: dict[str, int] = {}  # subreddit -> others' comments its listing read last time
         self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, by subreddit)
         self._mine: dict[str, int] = {}  # subreddit -> the bot's comments there since its listing was read
@@ -221,6 +223,9 @@ class RedditForum(ForumBase):
         others = 0
         for c in reddit_json.pages(self.reddit, f"r/{sub}/comments", first, PAGE, PAGE * MAX_PAGES):
             read += 1
+            if not reddit_json.named(c):
+                self._unnamed.left_out(c, "id and created_utc", f"r/{sub}")
+                continue
             t, cid = float(c["created_utc"]), c["id"]
             if top is None:
                 top = {"t": t, "id": cid, "ids": []}
@@ -379,7 +384,7 @@ class RedditForum(ForumBase):
         for i in range(0, len(ids), PAGE):
             names = [f"t1_{x}" for x in ids[i:i + PAGE]]
             try:
-                out += reddit_json.live_comments(self.reddit, names)
+                out += reddit_json.live_comments(self.reddit, names, self._unnamed)
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {one_line(e)}") from e
         return out

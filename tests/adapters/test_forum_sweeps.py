@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from adapters.base import Outgoing, TransientError
 from forumbot import store
@@ -23,11 +24,14 @@ from tests.support.secrecy import public_leaks as secrecy_public_leaks
 from tests.support.sweeps import (
     HOUR,
     NOW,
+    POST_NAMES,
     SWEPT,
     crash_run,
     dups,
     forum_run,
     local_outcome,
+    mangled,
+    odd_ids,
     public_leaks,
     wait_headers,
     wait_said,
@@ -102,6 +106,39 @@ def test_a_forums_wait_is_read_as_said_and_bounded(forum):
             b.forum.fetch([], {})  # the read meets it once, waits (no waits here), reads again
             assert not b.fake.faults
         said()
+    finally:
+        b.stop()
+
+
+# --- posts the adapter cannot name -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("forum", ["reddit", *SWEPT])
+def test_a_post_the_adapter_cannot_name_is_left_out_and_the_rest_is_read(forum, db, caplog):
+    """A player's post whose id (or number, or time) is missing or no number, in the answer of
+    the forum's read: no traceback, the post is left out (logged once, however often it is
+    read), and the post after it in the same read is read."""
+    b = make_bot(forum, Clock())
+    try:
+        t = b.table(5)
+        said = iter(range(10**6))
+
+        @settings(max_examples=15, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.function_scoped_fixture])
+        @given(key=st.sampled_from(POST_NAMES[forum]), value=odd_ids())
+        def read(key, value):
+            n = next(said)
+            odd, fine = f"an odd post {n}", f"a fine post {n}"
+            b.fake.odd[odd] = mangled(key, value)
+            t.say("bob", odd)
+            t.say("carol", fine)
+            caplog.clear()
+            reports = [t.cycle(), t.cycle()]
+            assert not any(r.errors for r in reports), [r.errors for r in reports]
+            bodies = {m.body for m in store.Inbound.select(store.Inbound.body)}
+            assert fine in bodies and odd not in bodies, (key, value)
+            assert [r.levelname for r in caplog.records if "left out a post" in r.getMessage()] == ["WARNING"]
+        read()
     finally:
         b.stop()
 

@@ -311,3 +311,35 @@ def wait_said(retry_after: str, date: str | None):
     body = '{"errors": [{"code": "too_many_requests", "message": "Slow down"}]}'
     answer = (429, Raw(body, "application/json", {"Retry-After": retry_after, "Date": date}))
     return lambda method, path: answer if method == "POST" and "access_token" not in path else None
+
+
+# --- posts the adapter cannot name ----------------------------------------------------------
+
+MISSING = object()  # the key left out of the post
+# what names a comment on each forum: the adapter leaves out a post that lacks a usable one
+POST_NAMES = {"discourse": ("id", "post_number"), "xenforo": ("post_id", "thread_id"),
+              "reddit": ("id", "created_utc")}
+
+
+def odd_ids():
+    """What a forum may put where a post's id (or its number, its time) belongs that no forum
+    names a post by: nothing, null, words, a fraction or a negative, a bool, a list, an
+    endless or a huge number. (No whole number from 1 up, no base-36 word: those are ids.)"""
+    from hypothesis import strategies as st
+
+    fixed = [MISSING, None, "", " ", "x y", "12abc!", "-3", "t1_abc", "١٢", -1, -1.5, True, False, [], {},
+             [7], {"id": 1}, float("nan"), float("inf"), float("-inf"), 2**64, -(2**64)]
+    words = st.text(max_size=12).filter(lambda s: re.fullmatch(r"[0-9a-z]+", s) is None)
+    return st.sampled_from(fixed) | words | st.floats(max_value=-0.001) | st.integers(max_value=-1)
+
+
+def mangled(key: str, value):
+    """A post's JSON with `key` put to `value` (or left out: MISSING)."""
+    def change(post: dict) -> dict:
+        post = dict(post)
+        if value is MISSING:
+            post.pop(key, None)
+        else:
+            post[key] = value
+        return post
+    return change
