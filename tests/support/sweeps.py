@@ -1,24 +1,36 @@
-"""The suites every HTTP forum runs (tests/adapters/test_forum_sweeps.py, and the command
-line's whole games in tests/cli/test_forums_cli.py), written once for any forum in SWEPT:
-a whole seeded game against the same game on the local forum, with a fifth of requests
-failing, with the bot killed after its k-th write and started again, the bad-input corpus
-in the forum's markup, and a whole game through `forumbot run --once`. What differs from
-forum to forum is in its `Swept`: its fake, adapter, people and table, its invisible marker,
-its markup, the address of a game thread."""
+"""The suites every forum runs (tests/adapters/test_forum_sweeps.py, and the command line's
+whole games in tests/cli/test_forums_cli.py), written once for any forum in SWEPT (Reddit,
+Discourse, XenForo and the local forum): a whole seeded game against the same game on the
+local forum, with a fifth of requests failing, with the bot killed after its k-th write
+and started again, the bad-input corpus in the forum's markup, the secrecy oracle over
+whole games, a 429's odd Retry-After, posts the adapter cannot name, and a whole game
+through `forumbot run --once`. What differs from forum to forum is in its `Swept`: its
+fake, adapter, people and table, its invisible marker, its markup, the address of a game
+thread, the keys that name a post, and the view the secrecy oracle reads it through."""
 from __future__ import annotations
 
 import re
 from collections import Counter
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
+from unittest.mock import patch
 
 from forumbot import store
 from forumbot.shell.moderator import Moderator
 from tests.fakes.bots import make_bot
 from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, forked_cycle, outcome, play
-from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, RedditPeople, Table, discourse_forum
+from tests.fakes.table import (
+    NAMES,
+    DiscoursePeople,
+    DiscourseTable,
+    LocalPeople,
+    RedditPeople,
+    Table,
+    discourse_forum,
+)
 from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, settings_section, xenforo_forum
 
 
@@ -42,10 +54,34 @@ def _members(fake, names) -> None:
         fake.user(name)
 
 
+def _reddit_forum(fake, **kw) -> Any:
+    """The Reddit adapter (real praw) on the fake, with no waits between tries."""
+    import praw
+
+    from adapters.reddit import RedditForum
+    from tests.fakes.bots import NO_WAITS
+
+    kw.pop("monotonic", None)  # (praw keeps its own time)
+    return RedditForum(praw.Reddit(**fake.praw_kwargs()), **{**NO_WAITS, **kw})
+
+
+@contextmanager
+def _prawcore_without_sleep():
+    """prawcore's own tries of a read (after a 5xx) without its sleep in between."""
+    import prawcore.sessions
+
+    with patch.object(prawcore.sessions.FiniteRetryStrategy, "_sleep_seconds", lambda self: None):
+        yield
+
+
+def _no_server() -> str:
+    return "the local forum is a file in the bot's own process, with no server"
+
+
 @dataclass(frozen=True)
 class Swept:
     kind: str  # the forum's name (tests/fakes/bots.py: FORUMS)
-    mark: re.Pattern  # the invisible marker that ends each of the bot's posts
+    mark: re.Pattern | None  # the invisible marker that ends each of the bot's posts (None: it keeps keys)
     bbcode: bool  # the forum's markup is BBCode (else Markdown)
     thread_path: str  # a game thread's address, after the forum's url
     fake: Callable[[Any], Any]  # a started fake forum at a clock
@@ -54,6 +90,9 @@ class Swept:
     table: type
     settings: Callable[[Any], str] = lambda fake: ""  # its settings file's section, for the command line
     members: Callable[[Any, list], None] = lambda fake, names: None  # who must be a member before a CLI game
+    names: tuple[str, ...] = ()  # the keys of a post's JSON that name it (an odd one: left out)
+    calm: Callable[[], Any] = nullcontext  # around a game under faults: no sleeps of the forum's client
+    without: str = ""  # why it has no server to fail, kill the bot at or answer odd JSON ("": it has one)
 
     def bold(self, text: str) -> str:
         """A reply the corpus words in Markdown, in the forum's markup."""
@@ -61,17 +100,35 @@ class Swept:
 
 
 SWEPT = {
+    "reddit": Swept("reddit", re.compile(r"\[\]\(#fb-[0-9a-f]{16,64}\)"), False, "/comments/", _reddit_fake,
+                    _reddit_forum, RedditPeople, Table, names=("id", "created_utc"),
+                    calm=_prawcore_without_sleep),
     "discourse": Swept("discourse", re.compile(r"<!-- fb:[0-9a-f]{16,64} -->"), False, "/t/", _discourse_fake,
-                       discourse_forum, DiscoursePeople, DiscourseTable),
+                       discourse_forum, DiscoursePeople, DiscourseTable, names=("id", "post_number")),
     "xenforo": Swept("xenforo", re.compile(r"\[USER=fb:[0-9a-f]{16,64}\]\[/USER\]"), True, "/threads/",
                      lambda clock: FakeXenForo(clock=lambda: clock().timestamp()).start(), xenforo_forum,
-                     XenForoPeople, XenForoTable, settings_section, _members),
+                     XenForoPeople, XenForoTable, settings_section, _members, names=("post_id", "thread_id")),
+    "local": Swept("local", None, False, "", lambda clock: None, lambda fake, **kw: None, LocalPeople, Table,
+                   without=_no_server()),
 }
 
 
-def dups(swept: Swept, texts) -> list[str]:
-    """The markers that stand in more than one of the bot's posts: a text posted twice."""
-    return [m for m, n in Counter(m for t in texts for m in swept.mark.findall(t or "")).items() if n > 1]
+def marks(swept: Swept, b) -> list[str]:
+    """What tells the bot's posts apart: the marker of each (the key of each on the local
+    forum, which keeps them), one per post or PM that has one."""
+    if swept.mark is None:
+        return b.forum.keys_posted()
+    return [m for t in b.fake.bot_posts() for m in swept.mark.findall(t or "")]
+
+
+def unmarked(swept: Swept, b) -> list[str]:
+    """The bot's posts without their marker."""
+    return [] if swept.mark is None else [t for t in b.fake.bot_posts() if not swept.mark.search(t or "")]
+
+
+def dups(marked: list[str]) -> list[str]:
+    """The marks that stand in more than one of the bot's posts: a text posted twice."""
+    return [m for m, n in Counter(marked).items() if n > 1]
 
 
 def local_outcome(preset: str, seed: int) -> dict:
@@ -82,34 +139,49 @@ def local_outcome(preset: str, seed: int) -> dict:
     return outcome(t.export())
 
 
-def forum_run(swept: Swept, preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3):
-    """A whole seeded game of `preset` on a fresh fake forum, with `fault_rate` of requests
-    failing: (its outcome, the bot's texts, the faults injected, the fake, the game's thread).
-    Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
-    cycle whose listing failed for a settled one (the moderator reports a failed read only
-    in the log), and would then act on a state the bot has not caught up with."""
-    b = make_bot(swept.kind, Clock(), forum_kw={"read_attempts": 5 if fault_rate else 3})
-    fake = b.fake
+@dataclass
+class Run:
+    """A whole game on a forum: its outcome, the marks of the bot's posts and those without
+    one, the faults injected, who was at the table, and the game's thread."""
+    outcome: dict
+    marks: list[str]
+    unmarked: list[str]
+    injected: Counter
+    people: Any
+    thread: str
+
+
+def forum_run(swept: Swept, preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3) -> Run:
+    """A whole seeded game of `preset` on a fresh (fake) forum, with `fault_rate` of requests
+    failing. Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle()
+    takes a cycle whose listing failed for a settled one (the moderator reports a failed read
+    only in the log), and would then act on a state the bot has not caught up with."""
+    kw = {} if swept.without else {"forum_kw": {"read_attempts": 5 if fault_rate else 3}}
+    b = make_bot(swept.kind, Clock(), **kw)
     try:
         n, extra = GAMES[preset]
         t = b.table(n, preset=preset, extra=extra)
-        fake.fault_rate = fault_rate
-        fake.fault_rng.seed(fault_seed)
-        play(t, seed)
-        fake.fault_rate = 0.0
-        for _ in range(3):
-            t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.injected, fake, t.game.thread
+        with swept.calm():
+            if fault_rate:
+                b.fake.fault_rate = fault_rate
+                b.fake.fault_rng.seed(fault_seed)
+            play(t, seed)
+            if fault_rate:
+                b.fake.fault_rate = 0.0
+            for _ in range(3):
+                t.cycle()
+        injected = b.fake.injected if b.fake else Counter()
+        return Run(outcome(t.export()), marks(swept, b), unmarked(swept, b), injected, b.people, t.game.thread)
     finally:
-        fake.stop()
+        b.stop()
 
 
-def public_leaks(swept: Swept, fake, thread: str, names) -> list[str]:
+def public_leaks(swept: Swept, run: Run, names) -> list[str]:
     """The secrecy sweep's check (tests/sweeps/test_secrecy.py) on the bot's public posts in
     the game thread (those with its marker), before the end post."""
     from tests.support.secrecy import ROLE_WORDS
 
-    posts = [b for b in swept.people(fake).thread(thread) if swept.mark.search(b)]
+    posts = [b for b in run.people.thread(run.thread) if swept.mark is None or swept.mark.search(b)]
     end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
     leaks = []
     for post in posts[:end]:
@@ -152,7 +224,7 @@ def forked_table(swept: Swept, fake, url: str, clock) -> Table:
 
 def crash_run(swept: Swept, tmp_path, kill_at: int):
     """The game of seed 5, the bot killed after its `kill_at`-th write that landed: (its
-    outcome, the bot's texts, the writes that landed, the kills)."""
+    outcome, the markers of the bot's posts, the writes that landed, the kills)."""
     clock = Clock()
     fake = swept.fake(clock)
     url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
@@ -164,7 +236,8 @@ def crash_run(swept: Swept, tmp_path, kill_at: int):
         play(t, 5)
         for _ in range(3):  # whatever a last crash left behind goes out now
             t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.mutations, t.crashes
+        marked = [m for text in fake.bot_posts() for m in swept.mark.findall(text or "")] if swept.mark else []
+        return outcome(t.export()), marked, fake.mutations, t.crashes
     finally:
         fake.stop()
         store.close()
@@ -188,7 +261,8 @@ def corpus_case(swept: Swept, t, path) -> None:
     author = case["author"]
 
     def words():
-        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
+        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread)
+                                          if b.startswith(f"{t.forum.mention(author)}:")]
     said = len(words())
     body = case.get("before", "") + case["body"] * case.get("repeat", 1) + case.get("after", "")
     if case["kind"] == "comment":
@@ -316,9 +390,6 @@ def wait_said(retry_after: str, date: str | None):
 # --- posts the adapter cannot name ----------------------------------------------------------
 
 MISSING = object()  # the key left out of the post
-# what names a comment on each forum: the adapter leaves out a post that lacks a usable one
-POST_NAMES = {"discourse": ("id", "post_number"), "xenforo": ("post_id", "thread_id"),
-              "reddit": ("id", "created_utc")}
 
 
 def odd_ids():
