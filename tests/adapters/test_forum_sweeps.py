@@ -3,8 +3,8 @@ fake Discourse, the fake XenForo and the local forum: whole games of every prese
 on the local forum; a fifth of requests failing changes nothing; the bot killed after a write
 and started again posts nothing twice; the bad-input corpus, in the forum's markup; a 429's
 Retry-After, whatever it says, is a wait from 0 to an hour; a post the adapter cannot name
-is left out and the rest read; and on XenForo the secrecy oracle over whole games
-(Discourse's: tests/sweeps/test_secrecy_discourse.py). A sweep the local forum cannot run
+is left out and the rest read; and the secrecy oracle over whole games, read through each
+forum's view (tests/support/views.py). A sweep the local forum cannot run
 (it has no server) says why in its skip. The heavy parts run under the `long` marker (`make
 test-long`); the whole games through the command line are in tests/cli/test_forums_cli.py."""
 from __future__ import annotations
@@ -22,7 +22,6 @@ from forumbot import store
 from tests.fakes.bots import NO_WAITS, make_bot
 from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, play, reset_store
-from tests.fakes.xenforo import FakeXenForo
 from tests.support.secrecy import TABLES, expected_names, pm_leaks
 from tests.support.secrecy import public_leaks as secrecy_public_leaks
 from tests.support.sweeps import (
@@ -46,7 +45,8 @@ LONG = pytest.mark.long
 def per_forum(quick: dict[str, list], every: list) -> list:
     """(forum, x) for each forum and each x of `every`: those in the forum's `quick` in `make
     test`, the rest under `long`."""
-    return [pytest.param(f, x, id=f"{f}-{x}", marks=() if x in quick[f] else LONG) for f in SWEPT for x in every]
+    return [pytest.param(f, x, id="-".join(map(str, (f, *(x if isinstance(x, tuple) else [x])))),
+                         marks=() if x in quick[f] else LONG) for f in SWEPT for x in every]
 
 
 # --- whole games --------------------------------------------------------------------------
@@ -217,61 +217,76 @@ def test_the_bad_input_corpus(forum, db, bot, path):
     corpus_case(SWEPT[forum], bot(forum).table(5), path)
 
 
-# --- secrecy on XenForo -------------------------------------------------------------------
+# --- secrecy, on each forum -----------------------------------------------------------------
 
 
-class ForumView:
-    """The fake XenForo as the secrecy oracle reads a forum: the game thread's posts, and
-    the messages each user was sent (what anyone with access can read)."""
-
-    def __init__(self, fake: FakeXenForo, thread: str):
-        self.fake, self.bot_name = fake, fake.bot
-        self.tid = int(thread.rpartition(":")[2])
-
-    def threads(self) -> list[dict]:
-        return [{"id": self.tid, "body": self.fake.thread_posts(self.tid)[0]["message"]}]
-
-    def thread_comments(self, thread: str) -> list[dict]:
-        assert thread == f"t{self.tid}"
-        return [{"author": p["username"], "body": p["message"]} for p in self.fake.thread_posts(self.tid)[1:]]
-
-    def messages_to(self, user: str) -> list[dict]:
-        return [{"sender": m["username"], "body": m["message"]} for m in self.fake.pms_to(user)]
-
-
-def secrecy_check(preset: str, n: int, seed: int) -> None:
-    b = make_bot("xenforo", Clock())
+def secrecy_check(forum: str, preset: str, n: int, seed: int) -> None:
+    """tests/sweeps/test_secrecy.py's invariant over a whole game on the forum, read through its
+    view (tests/support/views.py): no public post of the bot, before the end post, links a
+    player to a side or role; each PM reaches only the player it is for and says only what
+    that player may know; each role PM names exactly whom that role may know."""
+    swept = SWEPT[forum]
+    b = make_bot(forum, Clock())
     try:
-        t = b.table(n, preset=preset, extra=GAMES[preset][1], seed=seed)
+        t = b.table(n, preset=preset, extra=GAMES[preset][1], seed=seed)  # every card and role in play
         play(t, seed)
-        result, view, fake = t.export(), ForumView(b.fake, t.game.thread), b.fake
+        result, view = t.export(), swept.view(b.fake or b.forum, t.game.thread)
+        names = [p["name"] for p in result["players"]]
+        assert result["status"] == "finished" and result["winner"] in ("resistance", "spies"), (preset, n, seed)
+        assert secrecy_public_leaks(view, names) == [], (preset, n, seed)
+        assert pm_leaks(view, result) == [], (preset, n, seed)
+        assert all(people == 2 for _, people in view.conversations()), view.conversations()
+        for p in names:
+            role_pm = next(r["body"] for r in view.messages_to(p) if "Your role" in r["body"])
+            named = {q for q in names if q != p and re.search(rf"\b{q}\b", role_pm)}
+            assert named == expected_names(result, p), (preset, n, seed, p)
     finally:
         b.stop()
-    names = [p["name"] for p in result["players"]]
-    assert result["status"] == "finished", (preset, n, seed)
-    assert secrecy_public_leaks(view, names) == [], (preset, n, seed)
-    assert pm_leaks(view, result) == [], (preset, n, seed)
-    bot = fake.users[fake.bot.casefold()]["user_id"]
-    for c in fake.convs.values():  # each conversation the bot starts is between it and one person
-        if c["user_id"] == bot:
-            assert len(c["recipients"]) == 2, (c["title"], c["recipients"])
-    for p in names:  # each role PM names exactly whom that role may know
-        role_pm = next(r["body"] for r in view.messages_to(p) if "Your role" in r["body"])
-        named = {q for q in names if q != p and re.search(rf"\b{q}\b", role_pm)}
-        assert named == expected_names(result, p), (preset, n, seed, p)
 
 
-@pytest.mark.parametrize("preset,n", [("avalon", 7), pytest.param("so-say-we-all", 5, marks=LONG),
-                                      pytest.param("resistance", 6, marks=LONG)])
-def test_secrecy_on_xenforo(db, preset, n):
-    secrecy_check(preset, n, seed=n * 31)
+SECRECY = [("resistance", 6), ("avalon", 7), ("so-say-we-all", 5)]
+QUICK_SECRECY = {"reddit": [("avalon", 7)], "discourse": SECRECY, "xenforo": [("avalon", 7)], "local": []}
+
+
+@pytest.mark.parametrize("forum,game", per_forum(QUICK_SECRECY, SECRECY))
+def test_secrecy(db, forum, game):
+    preset, n = game
+    secrecy_check(forum, preset, n, seed=n * 31)
 
 
 @pytest.mark.long
+@pytest.mark.parametrize("forum", list(SWEPT))
 @pytest.mark.parametrize("preset", ["resistance", "resistance-plot", "avalon", "avalon-2020", "so-say-we-all"])
-def test_secrecy_sweep_on_xenforo_every_table_size(db, preset):
+def test_secrecy_sweep_every_table_size(db, forum, preset):
+    """(Three seeds a table on Discourse, as its own sweep had; one on the others. The local
+    forum's thousands of games a preset are tests/sweeps/test_secrecy.py's.)"""
     for p, n in TABLES:
         if p == preset:
-            secrecy_check(preset, n, n * 31 + 1)
-            reset_store()
+            for seed in range(3 if forum == "discourse" else 1):
+                secrecy_check(forum, preset, n, seed * 31 + n)
+                reset_store()
 
+
+@pytest.mark.parametrize("forum", list(SWEPT))
+def test_the_view_finds_a_leak(db, forum):
+    """The sweep's checks see what the bot posts on the forum: a side named in the thread
+    before the end post, or another player's side in a role PM, is caught."""
+    swept = SWEPT[forum]
+    b = make_bot(forum, Clock())
+    try:
+        t = b.table(5)
+        say = lambda key, **kw: b.forum.post(Outgoing(key, **kw))  # noqa: E731  (as the bot)
+        say("a1b2c3d4e5f6a7b8", kind="comment", body="Between you and me, bob is a spy.", thread=t.game.thread)
+        say("b1b2c3d4e5f6a7b8", kind="comment", body="### Good wins, by three missions.", thread=t.game.thread)
+        say("c1b2c3d4e5f6a7b8", kind="pm", to="alice", subject="G1 a note",
+            body="Your role: you are Resistance. bob (spy) is with you.")
+        view = swept.view(b.fake or b.forum, t.game.thread)
+        names = list(t.players)
+        assert [line for line in secrecy_public_leaks(view, names) if "Between you" in line] == \
+            secrecy_public_leaks(view, names) != []
+        result = {"preset": "resistance", "events": [], "players": [
+            {"name": q, "side": "spies" if q == "bob" else "resistance", "role": "spy" if q == "bob" else "resistance"}
+            for q in names]}
+        assert pm_leaks(view, result) != []
+    finally:
+        b.stop()

@@ -32,6 +32,7 @@ from tests.fakes.table import (
     discourse_forum,
 )
 from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, settings_section, xenforo_forum
+from tests.support.views import DiscourseView, LocalView, RedditView, XenForoView
 
 
 def _discourse_fake(clock) -> Any:
@@ -91,6 +92,7 @@ class Swept:
     settings: Callable[[Any], str] = lambda fake: ""  # its settings file's section, for the command line
     members: Callable[[Any, list], None] = lambda fake, names: None  # who must be a member before a CLI game
     names: tuple[str, ...] = ()  # the keys of a post's JSON that name it (an odd one: left out)
+    view: Callable[[Any, str], Any] = LocalView  # the secrecy oracle's view of the fake (or forum) and a thread
     calm: Callable[[], Any] = nullcontext  # around a game under faults: no sleeps of the forum's client
     without: str = ""  # why it has no server to fail, kill the bot at or answer odd JSON ("": it has one)
 
@@ -102,12 +104,14 @@ class Swept:
 SWEPT = {
     "reddit": Swept("reddit", re.compile(r"\[\]\(#fb-[0-9a-f]{16,64}\)"), False, "/comments/", _reddit_fake,
                     _reddit_forum, RedditPeople, Table, names=("id", "created_utc"),
-                    calm=_prawcore_without_sleep),
+                    view=RedditView, calm=_prawcore_without_sleep),
     "discourse": Swept("discourse", re.compile(r"<!-- fb:[0-9a-f]{16,64} -->"), False, "/t/", _discourse_fake,
-                       discourse_forum, DiscoursePeople, DiscourseTable, names=("id", "post_number")),
+                       discourse_forum, DiscoursePeople, DiscourseTable, names=("id", "post_number"),
+                       view=DiscourseView),
     "xenforo": Swept("xenforo", re.compile(r"\[USER=fb:[0-9a-f]{16,64}\]\[/USER\]"), True, "/threads/",
                      lambda clock: FakeXenForo(clock=lambda: clock().timestamp()).start(), xenforo_forum,
-                     XenForoPeople, XenForoTable, settings_section, _members, names=("post_id", "thread_id")),
+                     XenForoPeople, XenForoTable, settings_section, _members, names=("post_id", "thread_id"),
+                     view=XenForoView),
     "local": Swept("local", None, False, "", lambda clock: None, lambda fake, **kw: None, LocalPeople, Table,
                    without=_no_server()),
 }
