@@ -22,15 +22,7 @@ from forumbot.shell.moderator import Moderator
 from tests.fakes.bots import make_bot
 from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, forked_cycle, outcome, play
-from tests.fakes.table import (
-    NAMES,
-    DiscoursePeople,
-    DiscourseTable,
-    LocalPeople,
-    RedditPeople,
-    Table,
-    discourse_forum,
-)
+from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, LocalPeople, RedditPeople, Table, discourse_forum
 from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, settings_section, xenforo_forum
 from tests.support.views import DiscourseView, LocalView, RedditView, XenForoView
 
