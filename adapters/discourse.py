@@ -229,7 +229,7 @@ class DiscourseForum(DiscourseReads):
         if out.kind in ("thread", "comment"):
             before = None
             for _ in range(FIND_PAGES):
-                page = self._page(before)
+                page, full = self._page(before)
                 for p in page:
                     if str(p.get("username") or "").casefold() == mine and mark in (p.get("raw") or ""):
                         if out.kind == "thread" and p.get("post_number") == 1:
@@ -237,7 +237,7 @@ class DiscourseForum(DiscourseReads):
                             return Posted(f"topic:{p['topic_id']}", self._url(p, whole=True))
                         if out.kind == "comment":
                             return Posted(f"{p['topic_id']}/{p['post_number']}/{p['id']}", self._url(p))
-                if len(page) < PAGE:
+                if not full or not page:
                     break
                 before = min(p["id"] for p in page)
             tid = topic_of(out.thread)
@@ -276,7 +276,7 @@ class DiscourseForum(DiscourseReads):
 
         def texts(posts) -> list[str]:
             return [p.get("raw") or "" for p in posts or [] if str(p.get("username") or "").casefold() == mine]
-        return self._marks_in((lambda: texts(self._page(None)),
+        return self._marks_in((lambda: texts(self._page(None)[0]),
                                lambda: texts((self._get("/private-posts.json") or {}).get("private_posts"))),
                               MARK_TOKEN)
 

@@ -92,7 +92,7 @@ class DiscourseHTTP(HTTPForum):
         if status == 429:
             extras = payload.get("extras") if isinstance(payload, dict) else None
             wait = self._wait((extras if isinstance(extras, dict) else {}).get("wait_seconds"),
-                              r.headers.get("Retry-After"))
+                              self._header_wait(r))
             return _Retry(f"{method} {path}: rate limited ({said or 'too many requests'})", wait)
         if status >= 500:
             if _read_only(payload):

@@ -21,6 +21,7 @@ from typing import Sequence
 
 from .base import Fetched, ForumError, Inbound, LoginFailed, PermanentError, TransientError
 from .discourse_http import DiscourseHTTP, _utc, post_ref, topic_of
+from .unnamed import Unnamed, whole
 
 PAGE = 50  # /posts.json answers 50 posts a page (posts_controller.rb `latest`)
 MAX_PAGES = 10  # pages of the listing read back to the bookmark in one fetch
@@ -52,6 +53,7 @@ class DiscourseReads(DiscourseHTTP):
         self.gap_reads = 0  # topic reads spent filling those gaps
         self._fetches = 0  # the fetches so far, by the bookmark's count (it outlives a process)
         self._turns = 0  # the busy fetches so far (the re-checks' turn), kept the same way
+        self._unnamed = Unnamed("Discourse")  # posts without a usable id or post_number: left out
 
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         games = {tid: t for t in threads if (tid := topic_of(t)) is not None}
@@ -149,7 +151,7 @@ class DiscourseReads(DiscourseHTTP):
         reached = seen is None  # the first read: from now on
         floor = None
         for _ in range(MAX_PAGES if seen is not None else 1):
-            page = self._page(before)
+            page, full = self._page(before)
             fresh = [p for p in page if p.get("id") not in posts]
             for p in page:
                 posts.setdefault(p["id"], p)
@@ -162,7 +164,7 @@ class DiscourseReads(DiscourseHTTP):
             if seen is not None and low <= seen:
                 reached = True
                 break
-            if not fresh or len(page) < PAGE:  # the oldest public post: nothing lies below
+            if not fresh or not full:  # the oldest public post: nothing lies below
                 reached = True
                 break
             before = low
@@ -172,15 +174,20 @@ class DiscourseReads(DiscourseHTTP):
         gap = seen is not None and not reached
         return new, newest, gap
 
-    def _page(self, before: int | None) -> list[dict]:
-        """One page of /posts.json: the 50 newest public posts with ids <= `before`."""
-        return (self._get("/posts.json", {"before": before} if before else None) or {}).get("latest_posts") or []
+    def _page(self, before: int | None) -> tuple[list[dict], bool]:
+        """One page of /posts.json: the 50 newest public posts with ids <= `before` (but those
+        the adapter cannot name), and whether the page was full (more may lie below)."""
+        answer = self._get("/posts.json", {"before": before} if before else None)
+        page = (answer.get("latest_posts") if isinstance(answer, dict) else None) or []
+        listed = len(page) if isinstance(page, list) else 0
+        return self._unnamed.keep(page, ("id", "post_number", "topic_id"), "the latest posts"), listed >= PAGE
 
     def _topic_since(self, tid: int, since: int | None) -> tuple[list[dict], int]:
         """A game topic's posts with ids above `since` (after a gap): its post ids from the
         topic view's stream, then those posts by id, IDS_PER_READ a request."""
         view = self._get(f"/t/{tid}.json")
-        stream = [i for i in (view.get("post_stream") or {}).get("stream") or [] if since is None or i > since]
+        stream = [n for i in (view.get("post_stream") or {}).get("stream") or []
+                  if (n := whole(i)) is not None and (since is None or n > since)]
         posts, cost = [], 1
         for i in range(0, len(stream), IDS_PER_READ):
             posts += self._posts_by_id(tid, stream[i:i + IDS_PER_READ])
@@ -191,7 +198,8 @@ class DiscourseReads(DiscourseHTTP):
 
     def _posts_by_id(self, tid: int, ids: list[int]) -> list[dict]:
         data = self._get(f"/t/{tid}/posts.json", [("post_ids[]", i) for i in ids] + [("include_raw", "true")])
-        return list(((data or {}).get("post_stream") or {}).get("posts") or [])
+        return self._unnamed.keep(((data or {}).get("post_stream") or {}).get("posts"), ("id", "post_number"),
+                                  f"topic {tid}")
 
     def _inbound(self, p: dict, kind: str, thread: str | None = None, subject: str = "",
                  parent: str | None = None, origin: str = "") -> Inbound:
@@ -284,8 +292,9 @@ class DiscourseReads(DiscourseHTTP):
             if read:
                 params += [("post_number", read), ("asc", "true")]
             data = self._get(f"/t/{tid}/posts.json", params) or {}
-            posts = [p for p in ((data.get("post_stream") or {}).get("posts") or [])
-                     if int(p.get("post_number") or 0) > read]
+            posts = [p for p in self._unnamed.keep((data.get("post_stream") or {}).get("posts"),
+                                                   ("id", "post_number"), f"PM topic {tid}")
+                     if p["post_number"] > read]
             if not posts:  # nothing visible beyond (deleted, whispered): read to the end
                 read = max(read, highest)
                 break

@@ -13,11 +13,12 @@ and writes sent once, the invisible marker's token, and the steps of `find_poste
 - A forum's wait is believed only as a number of seconds from 0 to LONGEST_WAIT: a
   string, null, a negative or endless one is not a wait (DEFAULT_WAIT is taken), and a
   longer one is cut to LONGEST_WAIT, so that no answer can raise or stop writes for good.
+  A Retry-After header may give an HTTP date instead: its wait is the seconds from the
+  answer's Date header (else the bot's clock, `wall`) until then, from 0 to LONGEST_WAIT.
 """
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import threading
 import time
@@ -30,10 +31,8 @@ import urllib3
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from .base import ForumBase, ForumError, LoginFailed, Outgoing, Posted, TransientError, UncertainError
-from .retries import read_wait
+from .retries import header_wait, read_wait, wait_seconds
 
-DEFAULT_WAIT = 60.0  # seconds, after a 429 that says no usable wait
-LONGEST_WAIT = 3600.0  # the longest wait a forum's answer is believed for
 CUT = "\n\n(The rest of this message was cut: it was longer than the forum takes.)"
 
 
@@ -43,22 +42,6 @@ class _Retry(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
-
-
-def wait_seconds(*said) -> float:
-    """The first of the forum's waits that is a number of seconds (a number, or a numeric
-    string such as a Retry-After header), from 0 up, bounded by LONGEST_WAIT; DEFAULT_WAIT
-    if none is."""
-    for value in said:
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            continue
-        try:
-            seconds = float(value)
-        except (ValueError, OverflowError):
-            continue
-        if math.isfinite(seconds) and seconds >= 0:
-            return min(seconds, LONGEST_WAIT)
-    return DEFAULT_WAIT
 
 
 def token(out: Outgoing | str) -> str:
@@ -126,6 +109,11 @@ class HTTPForum(ForumBase):
         self._retrying = Retrying(retry=retry_if_exception_type(_Retry), wait=read_wait(backoff, max_wait),
                                   stop=stop_after_attempt(read_attempts), reraise=True)
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request (tests, bench)
+        self.wall: Callable[[], float] = time.time  # the bot's clock, for a Retry-After date
+
+    def _header_wait(self, r: requests.Response) -> float | str | None:
+        """The wait an answer's Retry-After header asks for (retries.header_wait)."""
+        return header_wait(r.headers.get("Retry-After"), r.headers.get("Date"), self.wall())
 
     def requests_left(self) -> int | None:
         """How many requests the last minute leaves of the forum's allowance, by our own

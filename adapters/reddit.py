@@ -12,8 +12,9 @@
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import praw
 import prawcore
@@ -37,12 +38,14 @@ from .base import (
 )
 from .reddit_errors import (
     _at_token_endpoint,
+    believed_waits,
     one_line,
     single_shot_posts,
     write_error,
 )
 from .reddit_marks import _token, _unmarked, marker, own_marks
 from .retries import read_wait
+from .unnamed import Unnamed
 
 MARK_READ_BATCH = 25
 PAGE = 100
@@ -68,6 +71,8 @@ class RedditForum(ForumBase):
         self.gaps = 0  # how often the listing did not reach back to the last comment seen
         self.gap_threads = 0  # game threads read in full to fill those gaps
         single_shot_posts(reddit)
+        self.wall: Callable[[], float] = time.time  # the bot's clock, for a Retry-After date
+        believed_waits(reddit, lambda: self.wall())
         # Reads that fail for a moment (5xx, a dropped connection, 429) are tried again,
         # with exponential backoff and jitter, or as long as Retry-After says (capped).
         self._retrying = Retrying(
@@ -78,6 +83,7 @@ class RedditForum(ForumBase):
         self.bot_name = reddit.config.username or "forumbot"
         self._sub_waits: dict[str, tuple[int, int, str]] = {}  # failing subreddit: fails, fetches to skip, why
         self._quiet: set[str] = set()  # things whose inbox replies the bot switched off
+        self._unnamed = Unnamed("Reddit")  # comments without a usable id or time: left out
         self._others: dict[str, int] = {}  # subreddit -> others' comments its listing read last time
         self._subs: tuple[list[str], dict[str, dict[str, str]]] | None = None  # (threads, by subreddit)
         self._mine: dict[str, int] = {}  # subreddit -> the bot's comments there since its listing was read
@@ -217,6 +223,9 @@ class RedditForum(ForumBase):
         others = 0
         for c in reddit_json.pages(self.reddit, f"r/{sub}/comments", first, PAGE, PAGE * MAX_PAGES):
             read += 1
+            if not reddit_json.named(c):
+                self._unnamed.left_out(c, "id and created_utc", f"r/{sub}")
+                continue
             t, cid = float(c["created_utc"]), c["id"]
             if top is None:
                 top = {"t": t, "id": cid, "ids": []}
@@ -375,7 +384,7 @@ class RedditForum(ForumBase):
         for i in range(0, len(ids), PAGE):
             names = [f"t1_{x}" for x in ids[i:i + PAGE]]
             try:
-                out += reddit_json.live_comments(self.reddit, names)
+                out += reddit_json.live_comments(self.reddit, names, self._unnamed)
             except prawcore.PrawcoreException as e:
                 raise TransientError(f"info: {one_line(e)}") from e
         return out

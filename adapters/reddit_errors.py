@@ -3,7 +3,8 @@ one-shot POSTs that keep prawcore from posting a reply twice."""
 from __future__ import annotations
 
 import re
-from typing import Any
+import time
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import praw
@@ -12,6 +13,7 @@ from praw.exceptions import RedditAPIException
 from prawcore.sessions import FiniteRetryStrategy
 
 from .base import ForumError, LoginFailed, PermanentError, TransientError, UncertainError
+from .retries import header_wait, wait_seconds
 
 PERMANENT_PREFIXES = ("SUBMIT_VALIDATION",)  # the title or body breaks a rule of the subreddit
 PERMANENT_API_ERRORS = {
@@ -26,7 +28,7 @@ def write_error(e: Exception) -> ForumError:
     if isinstance(e, RedditAPIException):
         return _api_error(e)
     if isinstance(e, prawcore.TooManyRequests):
-        return TransientError(str(e), float(e.retry_after) if e.retry_after else 60.0)
+        return TransientError(str(e), wait_seconds(e.retry_after))
     if isinstance(e, prawcore.OAuthException):  # the login failed: nothing was sent
         return LoginFailed(f"login failed: {e}")
     if isinstance(e, prawcore.ResponseException):
@@ -105,6 +107,26 @@ def single_shot_posts(reddit: praw.Reddit) -> None:
 
         core._request_with_retries = request
         core._forumbot_single_shot = True
+
+
+def believed_waits(reddit: praw.Reddit, wall: Callable[[], float] = time.time) -> None:
+    """Make a 429's Retry-After header the wait the bot believes, before prawcore reads it:
+    its seconds from 0 to LONGEST_WAIT, or for an HTTP date the seconds until then (from the
+    answer's Date header, else `wall`), or DEFAULT_WAIT where it says neither. prawcore's
+    TooManyRequests takes float() of the header, and a date or a word would raise ValueError
+    out of every read and write. (A hook on the requests session prawcore sends through.)"""
+
+    def hook(r, *args, **kw):
+        said = r.headers.get("Retry-After") if r.status_code == 429 else None
+        if said is not None:
+            r.headers["Retry-After"] = repr(wait_seconds(header_wait(said, r.headers.get("Date"), wall())))
+        return r
+
+    cores: tuple[Any, ...] = (reddit._core, reddit._read_only_core, getattr(reddit, "_authorized_core", None))
+    for requestor in {id(c.requestor): c.requestor for c in cores if c is not None}.values():
+        hooks = requestor.hooks["response"]  # (prawcore's Requestor passes these to its session)
+        if hook.__qualname__ not in {getattr(h, "__qualname__", "") for h in hooks}:
+            hooks.append(hook)
 
 
 def _api_error(e: RedditAPIException) -> ForumError:

@@ -4,11 +4,16 @@ cycle reads (page by page, only as far back as the caller reads) and the comment
 the bot reads; the requests still go through praw (its session, retries and errors)."""
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from . import reddit_items as items
 from .base import Inbound
+from .unnamed import Unnamed
+
+LAST_STAMP = 253402300800  # 10000-01-01: a later created_utc is no time
 
 
 def children(answer: Any) -> list[dict]:
@@ -26,7 +31,7 @@ def pages(reddit, path: str, first: int, page: int, most: int) -> Iterator[dict]
         answer = reddit.request(method="GET", path=path, params=dict(params))
         things = children(answer)
         for child in things:
-            yield child.get("data") or {}
+            yield (child.get("data") if isinstance(child, dict) else None) or {}
             read += 1
             if read >= most:
                 return
@@ -36,13 +41,26 @@ def pages(reddit, path: str, first: int, page: int, most: int) -> Iterator[dict]
         params = {"limit": min(page, most - read), "after": after}
 
 
-def live_comments(reddit, names: list[str]) -> list[Inbound]:
+def named(c: Any) -> bool:
+    """Whether a comment's JSON has what the adapter names it by: an id (base 36) and the
+    time it was made (seconds since 1970)."""
+    if not isinstance(c, dict):
+        return False
+    cid, t = c.get("id"), c.get("created_utc")
+    return (isinstance(cid, str) and re.fullmatch(r"[0-9a-z]{1,16}", cid) is not None
+            and isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and 0 <= t < LAST_STAMP)
+
+
+def live_comments(reddit, names: list[str], unnamed: Unnamed) -> list[Inbound]:
     """The comments `names` (fullnames) as they read now, in one `/api/info` request; a
-    deleted or removed one is left out."""
+    deleted or removed one is left out, and one the adapter cannot name (logged once)."""
     out = []
     for child in children(reddit.request(method="GET", path="api/info", params={"id": ",".join(names)})):
-        c = child.get("data") or {}
+        c = (child.get("data") if isinstance(child, dict) else None) or {}
         if child.get("kind") != "t1" or c.get("body") in ("[deleted]", "[removed]"):
+            continue
+        if not named(c):
+            unnamed.left_out(c, "id and created_utc", "the comments read again")
             continue
         out.append(items.comment_json(c, str(c.get("subreddit") or "").lower()))
     return out

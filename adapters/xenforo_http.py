@@ -32,7 +32,8 @@ from typing import Callable
 import requests
 
 from .base import ForumError, LoginFailed, PermanentError, TransientError
-from .http_forum import HTTPForum, _Retry, wait_seconds
+from .http_forum import HTTPForum, _Retry
+from .retries import wait_seconds
 
 FLOOD = "must_wait_x_seconds_before_performing_this_action"
 _WAIT = re.compile(r"must wait at least (\d{1,6}) seconds", re.I)
@@ -92,7 +93,7 @@ class XenForoHTTP(HTTPForum):
         if wait is not None:  # (on a read: never, but not a retry)
             return TransientError(f"{method} {path}: the flood check: {words}", self._wait(wait))
         if status == 429:
-            after = self._wait(r.headers.get("Retry-After"))
+            after = self._wait(self._header_wait(r))
             return _Retry(f"{method} {path}: rate limited ({words or 'too many requests'})", after)
         if status >= 500:
             return _Retry(f"{method} {path}: XenForo answered {status}{': ' + words if words else ''}")

@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from typing import Sequence
 
 from .base import Fetched, ForumError, Inbound, LoginFailed, PermanentError, TransientError
+from .unnamed import Unnamed
 from .xenforo_http import XenForoHTTP
 
 PER_PAGE = 20  # messagesPerPage and discussionsPerPage, XenForo's defaults
@@ -83,6 +84,7 @@ class XenForoReads(XenForoHTTP):
         self._busy = False
         self._rechecked: dict[int, float] = {}
         self._first_posts: dict[int, int] = {}  # thread id -> its first post's id
+        self._unnamed = Unnamed("XenForo")  # posts and messages without a usable id: left out
         self.gaps = 0
         self._disordered = False  # the conversation list was seen out of order
 
@@ -92,7 +94,7 @@ class XenForoReads(XenForoHTTP):
         data = self._get(f"/forums/{node or self.node}/threads",
                          {"order": "last_post_date", "direction": "desc", "page": page}) or {}
         last = int(((data.get("pagination") or {}).get("last_page")) or 1)
-        return [t for t in data.get("threads") or [] if isinstance(t, dict)], last
+        return self._unnamed.keep(data.get("threads"), ("thread_id",), "the game forum's threads"), last
 
     def fetch(self, threads: Sequence[str], cursor: dict) -> Fetched:
         games = {tid: t for t in threads if (tid := thread_of(t)) is not None}
@@ -114,7 +116,7 @@ class XenForoReads(XenForoHTTP):
                     for item in items:
                         stamp = int(item.get("last_post_date") or 0)
                         newest = stamp if newest is None or stamp > newest else newest
-                        tid = int(item.get("thread_id") or 0)
+                        tid = item["thread_id"]
                         if tid in games:
                             changed[tid] = item
                             fresh = fresh or int(item.get("last_post_id") or 0) > int((known.get(str(tid)) or [0])[0])
@@ -206,7 +208,7 @@ class XenForoReads(XenForoHTTP):
             if "page" in str(e).lower():  # invalid_page: posts went since the count was read
                 return []
             raise
-        return [p for p in data.get("posts") or [] if isinstance(p, dict) and p.get("post_id")]
+        return self._unnamed.keep(data.get("posts"), ("post_id", "thread_id"), f"thread {tid}")
 
     def _mine(self, item: dict) -> bool:
         return str(item.get("username") or "").casefold() == self.bot_name.casefold()
@@ -236,7 +238,7 @@ class XenForoReads(XenForoHTTP):
             changed = []
             for page in range(1, PM_PAGES + 1):
                 data = self._get("/conversations", {"page": page}) or {}
-                items = [c for c in data.get("conversations") or [] if isinstance(c, dict)]
+                items = self._unnamed.keep(data.get("conversations"), ("conversation_id",), "the conversations")
                 last = int(((data.get("pagination") or {}).get("last_page")) or 1)
                 fresh = False  # a conversation on this page moved since it was read
                 for c in items:
@@ -291,8 +293,8 @@ class XenForoReads(XenForoHTTP):
         while page <= last_page and reads < PM_READS:
             data = self._get(f"/conversations/{cid}/messages", {"page": page}) or {}
             reads += 1
-            for m in data.get("messages") or []:
-                if not isinstance(m, dict) or int(m.get("message_id") or 0) <= int(last_id):
+            for m in self._unnamed.keep(data.get("messages"), ("message_id",), f"conversation {cid}"):
+                if m["message_id"] <= int(last_id):
                     continue
                 last_id, count = int(m["message_id"]), count + 1
                 if str(m.get("username") or "").casefold() == self.bot_name.casefold():
@@ -338,13 +340,14 @@ class XenForoReads(XenForoHTTP):
         for tid, pid in due[:RECHECK_POSTS]:
             self._rechecked[pid] = now
             try:
-                p = (self._get(f"/posts/{pid}") or {}).get("post") or {}
+                answer = (self._get(f"/posts/{pid}") or {}).get("post") or {}
             except PermanentError:
                 continue  # gone, or not visible to the bot any more
             except LoginFailed:
                 raise
             except ForumError as e:
                 raise TransientError(f"re-reading post {pid}: {e}") from e
-            if p.get("post_id") and (p.get("message_state") or "visible") == "visible":
-                out.append(self._inbound(p, f"thread:{tid}"))
+            for p in self._unnamed.keep([answer], ("post_id", "thread_id"), f"thread {tid}"):
+                if (p.get("message_state") or "visible") == "visible":
+                    out.append(self._inbound(p, f"thread:{tid}"))
         return out

@@ -1,7 +1,7 @@
 """The HTTP forums' shared base (adapters/http_forum.py) on answers no fake forum gives: a
 rate limit whose wait is not a number of seconds (a string, null, a negative, an endless or
 a huge one), on Discourse (`extras.wait_seconds`, then `Retry-After`) and on XenForo
-(`Retry-After`, and the flood check's `params.count`). No traceback, a wait from 0 to an
+(`Retry-After`, and the flood check's `params.count`); a Retry-After that is an HTTP date. No traceback, a wait from 0 to an
 hour, and writes go out again once it has passed."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import responses
 
 from adapters.base import TransientError
 from adapters.discourse import DiscourseForum
-from adapters.http_forum import DEFAULT_WAIT, LONGEST_WAIT, wait_seconds
+from adapters.retries import DEFAULT_WAIT, LONGEST_WAIT, wait_seconds
 from adapters.xenforo import XenForoForum
 from adapters.xenforo_http import FLOOD
 
@@ -110,3 +110,47 @@ def test_a_discourse_post_time_that_is_no_time_is_now():
     before = datetime.now(timezone.utc)
     for odd in (None, "", "yesterday", 12, "2026-13-45T99:00:00Z", ["x"]):
         assert _utc(odd) >= before, odd
+
+
+def test_a_retry_after_date_is_the_seconds_until_it_from_the_answers_date_or_the_bots_clock():
+    from adapters.retries import header_wait, http_date
+
+    date = "Fri, 31 Dec 1999 23:58:59 GMT"
+    for until in ("Fri, 31 Dec 1999 23:59:59 GMT", "Friday, 31-Dec-99 23:59:59 GMT", "Fri Dec 31 23:59:59 1999"):
+        assert header_wait(until, date) == 60  # RFC 9110's three forms, from the answer's Date
+        assert header_wait(until, None, now=http_date(date) - 30) == 90  # no Date: the bot's clock
+        assert header_wait(until, "no date", now=http_date(date) + 30) == 30
+        assert header_wait(until, "Fri, 01 Jan 2000 00:00:00 GMT") == 0  # already past: no wait
+        assert header_wait(until, "Fri, 31 Dec 1999 20:00:00 GMT") == LONGEST_WAIT  # 4 hours: cut to one
+    assert header_wait("120", date) == "120" and wait_seconds(header_wait("-1", date)) == DEFAULT_WAIT
+    for odd in ("soon", "", None, 5, "Fri, 31 Dec 99999 23:59:59 GMT", "Sun, 00 Foo 2026 00:00:00 GMT"):
+        assert header_wait(odd, date) is None, odd
+
+
+@pytest.mark.parametrize("forum", ["discourse", "xenforo"])
+def test_a_429_whose_retry_after_is_a_date_waits_until_then(forum):
+    make, read_path, write, writes, answers = FORUMS[forum]
+    clock = Clock()
+    f = make(clock)
+    headers = {"Retry-After": "Fri, 31 Dec 1999 23:59:59 GMT", "Date": "Fri, 31 Dec 1999 23:57:59 GMT"}
+    with responses.RequestsMock() as rs:
+        rs.add(responses.POST, writes["POST"], status=429, json={"errors": ["Slow down"]}, headers=headers)
+        with pytest.raises(TransientError) as e:
+            write(f)
+    assert e.value.retry_after == 120
+    clock.now += 119
+    assert f.requests_left() == 0
+    clock.now += 2
+    assert f.requests_left() != 0
+
+
+def test_a_reads_wait_is_the_forums_own_where_it_gives_a_number():
+    from types import SimpleNamespace
+
+    from adapters.retries import read_wait
+
+    wait = read_wait(backoff=0, max_wait=30)
+    after = lambda said: SimpleNamespace(attempt_number=1, outcome=SimpleNamespace(  # noqa: E731
+        exception=lambda: TransientError("429", said)))
+    assert wait(after(7)) == 7 and wait(after("12")) == 12 and wait(after("120")) == 30  # (prawcore's is a str)
+    assert wait(after("soon")) == 0 and wait(after(None)) == 0  # no number: the backoff (0 here)

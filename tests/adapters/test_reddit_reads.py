@@ -713,10 +713,11 @@ def test_an_answer_that_is_no_listing_has_no_things():
 
 def test_info_leaves_out_a_deleted_comment_and_reads_on_past_it():
     from adapters.reddit_json import live_comments
+    from adapters.unnamed import Unnamed
     t1 = [{"kind": "t1", "data": {"id": i, "body": body, "author": "alice", "created_utc": 1.7e9,
                                   "link_id": "t3_abc", "subreddit": "Games"}}
           for i, body in (("c1", "[deleted]"), ("c2", "[removed]"), ("c3", "**APPROVE**"))]
     reddit = _Listing({"data": {"children": [*t1[:2], {"kind": "t3", "data": {"id": "abc"}}, t1[2]]}})
-    [read] = live_comments(reddit, ["t1_c1", "t1_c2", "t1_c3"])
+    [read] = live_comments(reddit, ["t1_c1", "t1_c2", "t1_c3"], Unnamed("Reddit"))
     assert (read.id, read.body, read.thread) == ("c3", "**APPROVE**", "games:abc")
     assert reddit.asked == [{"id": "t1_c1,t1_c2,t1_c3"}]

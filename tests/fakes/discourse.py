@@ -533,7 +533,7 @@ class FakeDiscourse(FakeServer):
             d["raw"] = p["raw"]
         if title:
             d.update({"topic_title": t["title"], "topic_html_title": t["title"], "category_id": t["category_id"]})
-        return d
+        return self.oddly(d, p["raw"])
 
     def _visible(self, p: dict, viewer: dict) -> bool:
         t = self.topics[p["topic_id"]]

@@ -562,7 +562,7 @@ class FakeReddit(FakeServer):
     def _listed(self, c: dict) -> dict:
         """A comment as listings show it: with its thread's comment count as of now."""
         s = self.submissions.get(c["link_id"][3:])
-        return dict(c, num_comments=s["num_comments"]) if s is not None else c
+        return self.oddly(dict(c, num_comments=s["num_comments"]) if s is not None else c, c["body"])
 
     LIMITS = {"text": 10000, "title": 300, "subject": 100}  # what Reddit takes, in characters
 

@@ -19,6 +19,7 @@ import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable
 
 
 class Raw:
@@ -53,6 +54,13 @@ class FakeServer:
         self.fault_rate = 0.0
         self.fault_rng = random.Random(0)
         self.injected: Counter = Counter()
+        self.odd: dict[str, Callable[[dict], dict]] = {}  # a post's text -> how its JSON is mangled
+
+    def oddly(self, post: dict, text: str) -> dict:
+        """A post's JSON as the fake answers it: mangled by `odd`, where its text is there
+        (the shared sweeps' posts the adapter cannot name)."""
+        change = self.odd.get(text)
+        return change(post) if change else post
 
     @property
     def url(self) -> str:
@@ -98,17 +106,24 @@ class JSONHandler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status: int, payload, headers: dict | None = None) -> None:
-        headers = dict(headers or {})
+        """The answer, with `headers` and then a Raw payload's own (the later of two spellings
+        of one header wins; a Date given replaces the server's, and one given as None is left
+        out, the Date too)."""
+        given = {k.casefold(): (k, v) for k, v in (headers or {}).items()}
         if isinstance(payload, Raw):
             body, kind = payload.body.encode(), payload.content_type
-            headers.update(payload.headers)
+            given.update({k.casefold(): (k, v) for k, v in payload.headers.items()})
         else:
             body, kind = json.dumps(payload).encode(), self.json_type
-        self.send_response(status)
+        self.send_response_only(status)
+        self.send_header("Server", self.version_string())
+        if "date" not in given:
+            self.send_header("Date", self.date_time_string())
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
-        for k, v in headers.items():
-            self.send_header(k, v)
+        for k, v in given.values():
+            if v is not None:
+                self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
 

@@ -280,7 +280,7 @@ class FakeXenForo(FakeServer):
         return dict(t, reply_count=replies, view_url=f"{self.url}/threads/{t['thread_id']}/")
 
     def _post_json(self, p: dict) -> dict:
-        return dict(p, view_url=f"{self.url}/posts/{p['post_id']}/")
+        return self.oddly(dict(p, view_url=f"{self.url}/posts/{p['post_id']}/"), p["message"])
 
     def _conv_json(self, c: dict) -> dict:
         count = len(self._of_conv.get(c["conversation_id"], []))

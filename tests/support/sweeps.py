@@ -1,24 +1,30 @@
-"""The suites every HTTP forum runs (tests/adapters/test_forum_sweeps.py, and the command
-line's whole games in tests/cli/test_forums_cli.py), written once for any forum in SWEPT:
-a whole seeded game against the same game on the local forum, with a fifth of requests
-failing, with the bot killed after its k-th write and started again, the bad-input corpus
-in the forum's markup, and a whole game through `forumbot run --once`. What differs from
-forum to forum is in its `Swept`: its fake, adapter, people and table, its invisible marker,
-its markup, the address of a game thread."""
+"""The suites every forum runs (tests/adapters/test_forum_sweeps.py, and the command line's
+whole games in tests/cli/test_forums_cli.py), written once for any forum in SWEPT (Reddit,
+Discourse, XenForo and the local forum): a whole seeded game against the same game on the
+local forum, with a fifth of requests failing, with the bot killed after its k-th write
+and started again, the bad-input corpus in the forum's markup, the secrecy oracle over
+whole games, a 429's odd Retry-After, posts the adapter cannot name, and a whole game
+through `forumbot run --once`. What differs from forum to forum is in its `Swept`: its
+fake, adapter, people and table, its invisible marker, its markup, the address of a game
+thread, the keys that name a post, and the view the secrecy oracle reads it through."""
 from __future__ import annotations
 
 import re
 from collections import Counter
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
+from unittest.mock import patch
 
 from forumbot import store
 from forumbot.shell.moderator import Moderator
 from tests.fakes.bots import make_bot
 from tests.fakes.clock import Clock
 from tests.fakes.driver import GAMES, forked_cycle, outcome, play
-from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, RedditPeople, Table, discourse_forum
+from tests.fakes.table import NAMES, DiscoursePeople, DiscourseTable, LocalPeople, RedditPeople, Table, discourse_forum
 from tests.fakes.xenforo import FakeXenForo, XenForoPeople, XenForoTable, settings_section, xenforo_forum
+from tests.support.views import DiscourseView, LocalView, RedditView, XenForoView
 
 
 def _discourse_fake(clock) -> Any:
@@ -41,10 +47,34 @@ def _members(fake, names) -> None:
         fake.user(name)
 
 
+def _reddit_forum(fake, **kw) -> Any:
+    """The Reddit adapter (real praw) on the fake, with no waits between tries."""
+    import praw
+
+    from adapters.reddit import RedditForum
+    from tests.fakes.bots import NO_WAITS
+
+    kw.pop("monotonic", None)  # (praw keeps its own time)
+    return RedditForum(praw.Reddit(**fake.praw_kwargs()), **{**NO_WAITS, **kw})
+
+
+@contextmanager
+def _prawcore_without_sleep():
+    """prawcore's own tries of a read (after a 5xx) without its sleep in between."""
+    import prawcore.sessions
+
+    with patch.object(prawcore.sessions.FiniteRetryStrategy, "_sleep_seconds", lambda self: None):
+        yield
+
+
+def _no_server() -> str:
+    return "the local forum is a file in the bot's own process, with no server"
+
+
 @dataclass(frozen=True)
 class Swept:
     kind: str  # the forum's name (tests/fakes/bots.py: FORUMS)
-    mark: re.Pattern  # the invisible marker that ends each of the bot's posts
+    mark: re.Pattern | None  # the invisible marker that ends each of the bot's posts (None: it keeps keys)
     bbcode: bool  # the forum's markup is BBCode (else Markdown)
     thread_path: str  # a game thread's address, after the forum's url
     fake: Callable[[Any], Any]  # a started fake forum at a clock
@@ -53,6 +83,10 @@ class Swept:
     table: type
     settings: Callable[[Any], str] = lambda fake: ""  # its settings file's section, for the command line
     members: Callable[[Any, list], None] = lambda fake, names: None  # who must be a member before a CLI game
+    names: tuple[str, ...] = ()  # the keys of a post's JSON that name it (an odd one: left out)
+    view: Callable[[Any, str], Any] = LocalView  # the secrecy oracle's view of the fake (or forum) and a thread
+    calm: Callable[[], Any] = nullcontext  # around a game under faults: no sleeps of the forum's client
+    without: str = ""  # why it has no server to fail, kill the bot at or answer odd JSON ("": it has one)
 
     def bold(self, text: str) -> str:
         """A reply the corpus words in Markdown, in the forum's markup."""
@@ -60,17 +94,37 @@ class Swept:
 
 
 SWEPT = {
+    "reddit": Swept("reddit", re.compile(r"\[\]\(#fb-[0-9a-f]{16,64}\)"), False, "/comments/", _reddit_fake,
+                    _reddit_forum, RedditPeople, Table, names=("id", "created_utc"),
+                    view=RedditView, calm=_prawcore_without_sleep),
     "discourse": Swept("discourse", re.compile(r"<!-- fb:[0-9a-f]{16,64} -->"), False, "/t/", _discourse_fake,
-                       discourse_forum, DiscoursePeople, DiscourseTable),
+                       discourse_forum, DiscoursePeople, DiscourseTable, names=("id", "post_number"),
+                       view=DiscourseView),
     "xenforo": Swept("xenforo", re.compile(r"\[USER=fb:[0-9a-f]{16,64}\]\[/USER\]"), True, "/threads/",
                      lambda clock: FakeXenForo(clock=lambda: clock().timestamp()).start(), xenforo_forum,
-                     XenForoPeople, XenForoTable, settings_section, _members),
+                     XenForoPeople, XenForoTable, settings_section, _members, names=("post_id", "thread_id"),
+                     view=XenForoView),
+    "local": Swept("local", None, False, "", lambda clock: None, lambda fake, **kw: None, LocalPeople, Table,
+                   without=_no_server()),
 }
 
 
-def dups(swept: Swept, texts) -> list[str]:
-    """The markers that stand in more than one of the bot's posts: a text posted twice."""
-    return [m for m, n in Counter(m for t in texts for m in swept.mark.findall(t or "")).items() if n > 1]
+def marks(swept: Swept, b) -> list[str]:
+    """What tells the bot's posts apart: the marker of each (the key of each on the local
+    forum, which keeps them), one per post or PM that has one."""
+    if swept.mark is None:
+        return b.forum.keys_posted()
+    return [m for t in b.fake.bot_posts() for m in swept.mark.findall(t or "")]
+
+
+def unmarked(swept: Swept, b) -> list[str]:
+    """The bot's posts without their marker."""
+    return [] if swept.mark is None else [t for t in b.fake.bot_posts() if not swept.mark.search(t or "")]
+
+
+def dups(marked: list[str]) -> list[str]:
+    """The marks that stand in more than one of the bot's posts: a text posted twice."""
+    return [m for m, n in Counter(marked).items() if n > 1]
 
 
 def local_outcome(preset: str, seed: int) -> dict:
@@ -81,34 +135,49 @@ def local_outcome(preset: str, seed: int) -> dict:
     return outcome(t.export())
 
 
-def forum_run(swept: Swept, preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3):
-    """A whole seeded game of `preset` on a fresh fake forum, with `fault_rate` of requests
-    failing: (its outcome, the bot's texts, the faults injected, the fake, the game's thread).
-    Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle() takes a
-    cycle whose listing failed for a settled one (the moderator reports a failed read only
-    in the log), and would then act on a state the bot has not caught up with."""
-    b = make_bot(swept.kind, Clock(), forum_kw={"read_attempts": 5 if fault_rate else 3})
-    fake = b.fake
+@dataclass
+class Run:
+    """A whole game on a forum: its outcome, the marks of the bot's posts and those without
+    one, the faults injected, who was at the table, and the game's thread."""
+    outcome: dict
+    marks: list[str]
+    unmarked: list[str]
+    injected: Counter
+    people: Any
+    thread: str
+
+
+def forum_run(swept: Swept, preset: str, seed: int, fault_rate: float = 0.0, fault_seed: int = 3) -> Run:
+    """A whole seeded game of `preset` on a fresh (fake) forum, with `fault_rate` of requests
+    failing. Under faults, reads are tried 5 times (3 by default): tests/fakes/driver.settle()
+    takes a cycle whose listing failed for a settled one (the moderator reports a failed read
+    only in the log), and would then act on a state the bot has not caught up with."""
+    kw = {} if swept.without else {"forum_kw": {"read_attempts": 5 if fault_rate else 3}}
+    b = make_bot(swept.kind, Clock(), **kw)
     try:
         n, extra = GAMES[preset]
         t = b.table(n, preset=preset, extra=extra)
-        fake.fault_rate = fault_rate
-        fake.fault_rng.seed(fault_seed)
-        play(t, seed)
-        fake.fault_rate = 0.0
-        for _ in range(3):
-            t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.injected, fake, t.game.thread
+        with swept.calm():
+            if fault_rate:
+                b.fake.fault_rate = fault_rate
+                b.fake.fault_rng.seed(fault_seed)
+            play(t, seed)
+            if fault_rate:
+                b.fake.fault_rate = 0.0
+            for _ in range(3):
+                t.cycle()
+        injected = b.fake.injected if b.fake else Counter()
+        return Run(outcome(t.export()), marks(swept, b), unmarked(swept, b), injected, b.people, t.game.thread)
     finally:
-        fake.stop()
+        b.stop()
 
 
-def public_leaks(swept: Swept, fake, thread: str, names) -> list[str]:
+def public_leaks(swept: Swept, run: Run, names) -> list[str]:
     """The secrecy sweep's check (tests/sweeps/test_secrecy.py) on the bot's public posts in
     the game thread (those with its marker), before the end post."""
     from tests.support.secrecy import ROLE_WORDS
 
-    posts = [b for b in swept.people(fake).thread(thread) if swept.mark.search(b)]
+    posts = [b for b in run.people.thread(run.thread) if swept.mark is None or swept.mark.search(b)]
     end = next(i for i, p in enumerate(posts) if re.search(r"\bwins?, by", p))  # ("Good wins, by")
     leaks = []
     for post in posts[:end]:
@@ -151,7 +220,7 @@ def forked_table(swept: Swept, fake, url: str, clock) -> Table:
 
 def crash_run(swept: Swept, tmp_path, kill_at: int):
     """The game of seed 5, the bot killed after its `kill_at`-th write that landed: (its
-    outcome, the bot's texts, the writes that landed, the kills)."""
+    outcome, the markers of the bot's posts, the writes that landed, the kills)."""
     clock = Clock()
     fake = swept.fake(clock)
     url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
@@ -163,7 +232,8 @@ def crash_run(swept: Swept, tmp_path, kill_at: int):
         play(t, 5)
         for _ in range(3):  # whatever a last crash left behind goes out now
             t.cycle()
-        return outcome(t.export()), fake.bot_posts(), fake.mutations, t.crashes
+        marked = [m for text in fake.bot_posts() for m in swept.mark.findall(text or "")] if swept.mark else []
+        return outcome(t.export()), marked, fake.mutations, t.crashes
     finally:
         fake.stop()
         store.close()
@@ -187,7 +257,8 @@ def corpus_case(swept: Swept, t, path) -> None:
     author = case["author"]
 
     def words():
-        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread) if b.startswith(f"@{author}:")]
+        return t.people.pms_to(author) + [b for b in t.people.thread(t.game.thread)
+                                          if b.startswith(f"{t.forum.mention(author)}:")]
     said = len(words())
     body = case.get("before", "") + case["body"] * case.get("repeat", 1) + case.get("after", "")
     if case["kind"] == "comment":
@@ -259,3 +330,83 @@ def normalized(export: dict, game: store.Game) -> dict:
             return names[x]
         return x
     return norm(export)
+
+
+# --- what a forum says about its wait ------------------------------------------------------
+
+NOW = Clock()()  # the bot's clock in the sweeps (tests/fakes/clock.py), which the adapter reads
+HOUR = 3600.0  # adapters/retries.py's LONGEST_WAIT: no wait is believed for longer
+ODD_WAITS = ["", " ", "soon", "-5", "-0.5", "1e400", "nan", "-inf", "99999999", "0x10", "1_0", "120, 130",
+             "Fri, 31 Dec 99999 23:59:59 GMT", "Sun, 00 Foo 2026 00:00:00 GMT", "Fri, 31 Feb 2026 25:61:61 GMT",
+             "Fri, 31 Dec 1999 23:59:59 +9999", "Mon, 01 Jan 0000 00:00:00 GMT", "Fri, 31 Dec 1999 23:59:59",
+             "31 Dec 1999", "Fri, 31 Dec 1999 23:59:59 GMT, Fri, 31 Dec 1999 23:59:59 GMT"]
+
+
+def _http_date(at: datetime, form: int) -> str:
+    """`at` as one of RFC 9110's three forms: IMF-fixdate, the obsolete RFC 850 (a two-digit
+    year) and asctime."""
+    return at.strftime(["%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"][form])
+
+
+def wait_headers():
+    """A 429's Retry-After and Date headers (None: not sent), and the wait they mean where
+    it is known (else None: only its bounds are): a date some seconds after the answer's own
+    Date, or after the bot's clock where there is no Date; a number of seconds; and words a
+    header may hold that are neither (then the default wait)."""
+    from hypothesis import strategies as st
+
+    def within(offset: int, seconds: float | None = None) -> float:
+        return min(max(float(offset if seconds is None else seconds), 0.0), HOUR)
+
+    # (RFC 850's two-digit years are read as 1969-2068 (the email package's rule): kept in it)
+    moments = st.datetimes(min_value=datetime(1970, 1, 2), max_value=datetime(2068, 12, 30),
+                           timezones=st.just(timezone.utc)).map(lambda d: d.replace(microsecond=0))
+    offsets = st.integers(-2 * 86400, 2 * 86400) | st.integers(-10**9, 10**9)
+    forms = st.integers(0, 2)
+    dated = st.builds(lambda at, off, f, g: (_http_date(at + timedelta(seconds=off), f), _http_date(at, g),
+                                             within(off)), moments, st.integers(-9 * 3600, 9 * 3600), forms, forms)
+    undated = st.builds(lambda off, f: (_http_date(NOW + timedelta(seconds=off), f), None, within(off)),
+                        st.integers(-9 * 3600, 9 * 3600), forms)
+    seconds = st.builds(lambda n: (str(n), None, within(0, n) if n >= 0 else 60.0), offsets)
+    header = st.text(st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"), max_size=40)
+    odd = st.tuples(st.sampled_from(ODD_WAITS) | header, st.none() | header | st.sampled_from(ODD_WAITS),
+                    st.none())
+    return dated | undated | seconds | odd
+
+
+def wait_said(retry_after: str, date: str | None):
+    """The fake's next write (a POST but the login's) answered 429 with these headers."""
+    from tests.fakes.server import Raw
+
+    body = '{"errors": [{"code": "too_many_requests", "message": "Slow down"}]}'
+    answer = (429, Raw(body, "application/json", {"Retry-After": retry_after, "Date": date}))
+    return lambda method, path: answer if method == "POST" and "access_token" not in path else None
+
+
+# --- posts the adapter cannot name ----------------------------------------------------------
+
+MISSING = object()  # the key left out of the post
+
+
+def odd_ids():
+    """What a forum may put where a post's id (or its number, its time) belongs that no forum
+    names a post by: nothing, null, words, a fraction or a negative, a bool, a list, an
+    endless or a huge number. (No whole number from 1 up, no base-36 word: those are ids.)"""
+    from hypothesis import strategies as st
+
+    fixed = [MISSING, None, "", " ", "x y", "12abc!", "-3", "t1_abc", "١٢", -1, -1.5, True, False, [], {},
+             [7], {"id": 1}, float("nan"), float("inf"), float("-inf"), 2**64, -(2**64)]
+    words = st.text(max_size=12).filter(lambda s: re.fullmatch(r"[0-9a-z]+", s) is None)
+    return st.sampled_from(fixed) | words | st.floats(max_value=-0.001) | st.integers(max_value=-1)
+
+
+def mangled(key: str, value):
+    """A post's JSON with `key` put to `value` (or left out: MISSING)."""
+    def change(post: dict) -> dict:
+        post = dict(post)
+        if value is MISSING:
+            post.pop(key, None)
+        else:
+            post[key] = value
+        return post
+    return change
