@@ -32,6 +32,7 @@ from peewee import (
 from playhouse.db_url import connect as db_connect
 from playhouse.migrate import SchemaMigrator
 
+from .bulk import Bulk
 from .masking import scrub
 from .rules.config import GameConfig
 from .rules.events import Event as RuleEvent
@@ -305,19 +306,13 @@ def append_events(game: Game, events: list[RuleEvent], first: int | None = None)
     if first is None:
         last = Event.select(Event.seq).where(Event.game == game).order_by(Event.seq.desc()).first()
         first = (last.seq if last else 0) + 1
-    rows = [(game.id, first + n, e.type, naive(e.at), json.dumps(e.json_data())) for n, e in enumerate(events)]
-    for chunk in range(0, len(rows), 500):
-        part = rows[chunk:chunk + 500]
-        sql = _INSERTS.get((type(db.obj), len(part)))
-        if sql is None:  # the statement peewee makes for so many events, made once
-            sql = Event.insert_many([dict(zip([f.name for f in _FIELDS], r)) for r in part], fields=_FIELDS).sql()[0]
-            _INSERTS[(type(db.obj), len(part))] = sql
-        db.execute_sql(sql, [f.db_value(v) for r in part for f, v in zip(_FIELDS, r)])
+    _EVENTS.run(db.obj, [(game.id, first + n, e.type, naive(e.at), json.dumps(e.json_data()))
+                         for n, e in enumerate(events)])
     return first
 
 
-_FIELDS: tuple = (Event.game, Event.seq, Event.type, Event.at, Event.data)
-_INSERTS: dict[tuple[type, int], str] = {}  # (the database's kind, events) -> its INSERT
+_EVENT_FIELDS = (Event.game, Event.seq, Event.type, Event.at, Event.data)
+_EVENTS = Bulk(_EVENT_FIELDS, lambda rows: Event.insert_many(rows, fields=_EVENT_FIELDS), 500)
 
 
 def enqueue(item, game_id: int | None, now: datetime, priority: int = 1) -> bool:
@@ -345,16 +340,18 @@ def set_status_edits(blocks: list[tuple[int, str, str]], now: datetime) -> None:
     """`set_status_edit` for several games (game id, key, block) in one statement: a changed
     block goes back to pending, keeping a pending row's `created_at` (when the post first went
     out of date: the outbox coalesces edits by it); one that holds this block stays as it is."""
-    rows = [{"key": key, "game": game_id, "kind": "edit", "body": block, "priority": 3,
-             "created_at": naive(now)} for game_id, key, block in blocks]
-    since = Case(None, [(Outbox.state == "pending", Outbox.created_at)], EXCLUDED.created_at)
-    for chunk in range(0, len(rows), 500):
-        (Outbox.insert_many(rows[chunk:chunk + 500])
-         .on_conflict(conflict_target=[Outbox.key],
-                      update={Outbox.body: EXCLUDED.body, Outbox.state: "pending", Outbox.error: "",
-                              Outbox.created_at: since},
-                      where=(Outbox.body != EXCLUDED.body))
-         .execute())
+    at = naive(now)
+    _STATUS_EDITS.run(db.obj, [(key, game_id, "edit", block, 3, at, "", "", "pending", False, 0, "")
+                               for game_id, key, block in blocks])
+
+
+_EDIT_FIELDS = (Outbox.key, Outbox.game, Outbox.kind, Outbox.body, Outbox.priority, Outbox.created_at,
+                Outbox.subject, Outbox.title, Outbox.state, Outbox.uncertain, Outbox.attempts, Outbox.error)
+_STATUS_EDITS = Bulk(_EDIT_FIELDS, lambda rows: Outbox.insert_many(rows, fields=_EDIT_FIELDS).on_conflict(
+    conflict_target=[Outbox.key],
+    update={Outbox.body: EXCLUDED.body, Outbox.state: "pending", Outbox.error: "",
+            Outbox.created_at: Case(None, [(Outbox.state == "pending", Outbox.created_at)], EXCLUDED.created_at)},
+    where=(Outbox.body != EXCLUDED.body)), 500)
 
 
 def get_cursor(forum: str) -> dict:  # (most values are counts: those without the JSON parser)
@@ -392,9 +389,12 @@ def store_inbound(forum: str, messages: list, read_at: datetime | None = None) -
     def counts_at(m) -> datetime:
         return min(aware(m.created), aware(read_at)) if read_at is not None else aware(m.created)
 
-    rows = [{"forum": forum, "ext_id": storable(m.id), "kind": m.kind, "author": storable(m.author),
-             "subject": storable(m.subject or ""), "body": storable(m.body), "thread": m.thread and storable(m.thread),
-             "parent": m.parent and storable(m.parent),
-             "created": naive(counts_at(m)), "edited": m.edited, "origin": m.origin} for m in messages]
-    for chunk in range(0, len(rows), 200):
-        Inbound.insert_many(rows[chunk:chunk + 200]).on_conflict_ignore().execute()
+    _INBOUND.run(db.obj, [(forum, storable(m.id), m.kind, storable(m.author), storable(m.subject or ""),
+                           storable(m.body), m.thread and storable(m.thread), m.parent and storable(m.parent),
+                           naive(counts_at(m)), m.edited, m.origin, "new", 0, "", 0) for m in messages])
+
+
+_IN_FIELDS = (Inbound.forum, Inbound.ext_id, Inbound.kind, Inbound.author, Inbound.subject, Inbound.body,
+              Inbound.thread, Inbound.parent, Inbound.created, Inbound.edited, Inbound.origin, Inbound.state,
+              Inbound.commands, Inbound.note, Inbound.tries)
+_INBOUND = Bulk(_IN_FIELDS, lambda rows: Inbound.insert_many(rows, fields=_IN_FIELDS).on_conflict_ignore(), 200)

@@ -134,7 +134,7 @@ class Ingest:
         games = {g.id: g for g in self.book.running()}
         if not games:
             return 0
-        rows = self.watched.ids(games)
+        rows = self.watched.ids(games, self.recheck_limit if self._recheck_from == 0 else None)
         if not rows:
             return 0
         # One info() request of recheck_limit comments a cycle; with more, they take turns.

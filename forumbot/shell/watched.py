@@ -1,7 +1,9 @@
 """The command comments whose edits the bot looks for: those of each running game's open
 phase not noted yet. Read from the store once (no game replayed: each game's row keeps when
 its phase opened), then kept: the comments handled since are added, and a game's are
-filtered again only when it changed (a new phase, or its end)."""
+filtered again only when it changed (a new phase, or its end). A first look that wants
+only the first few (a restart's first cycle re-checks one batch from the start) reads only
+those, and the next look reads them all."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -33,12 +35,14 @@ class Watched:
         self._rows: dict[int, Seen] | None = None  # by id (None: read them from the store)
         self._games: dict[int, tuple[datetime | None, set[int]]] = {}  # game -> (its phase's opening, its rows)
         self._handled: list[Seen] = []  # command comments handled since the last look
+        self._partial = False  # only the first few are read: the next look reads them all
 
     def forget(self) -> None:
         """Read them from the store when next needed."""
         self._rows = None
         self._games = {}
         self._handled = []
+        self._partial = False
 
     def handled(self, rows: list[Inbound]) -> None:
         """Messages handled and committed: the command comments among them are watched."""
@@ -46,19 +50,16 @@ class Watched:
             self._handled += [_seen(r) for r in rows if r.kind == "comment" and r.commands and r.game is not None
                               and not r.note and r.state == "done"]
 
-    def ids(self, games: dict[int, Game]) -> list[int]:
-        """Those of `games` (the running games, by id): their ids, in order (`row` gives each)."""
+    def ids(self, games: dict[int, Game], first: int | None = None) -> list[int]:
+        """Those of `games` (the running games, by id): their ids, in order (`row` gives each).
+        `first`: only the first so many are needed now (and whether there are more): if they
+        are not at hand, at most one more than that is read, unless they do not all pass."""
         changed = self.book.take_changed()
+        if self._partial:
+            self.forget()
         if self._rows is None:  # (those handled meanwhile are in the store too)
-            self._handled = []
-            self._rows, self._games = {}, {}
-            sql, params = (Inbound.select(Inbound.id, Inbound.ext_id, Inbound.game, Inbound.created, Inbound.body)
-                           .join(Game, on=(Inbound.game == Game.id)).where(
-                (Inbound.forum == self.forum_name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
-                & (Inbound.note == "") & (Game.status == "running") & (Game.forum == self.forum_name)
-                & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened)))).sql()
-            # (the driver's rows as they are, a time maybe as text: a restart reads thousands)
-            self._add([Seen(*r) for r in db.execute_sql(sql, params).fetchall()], games)
+            self._read(games, first)
+        assert self._rows is not None
         for gid in [gid for gid in self._games if gid not in games]:  # its game is over
             for i in self._games.pop(gid)[1]:
                 del self._rows[i]
@@ -68,7 +69,27 @@ class Watched:
                 self._keep_open(gid, list(self._games[gid][1]))
         handled, self._handled = self._handled, []
         self._add(handled, games)
+        if self._partial and len(self._rows) != cast(int, first) + 1:  # one did not pass (its game, its phase)
+            self.forget()
+            self._read(games, None)  # (the first ones are those of all of them only if all passed)
         return sorted(self._rows)
+
+    def _read(self, games: dict[int, Game], first: int | None) -> None:
+        """From the store: all of them, or (`first`) one more than so many, by id."""
+        self._handled = []
+        self._rows, self._games = {}, {}
+        query = (Inbound.select(Inbound.id, Inbound.ext_id, Inbound.game, Inbound.created, Inbound.body)
+                 .join(Game, on=(Inbound.game == Game.id)).where(
+            (Inbound.forum == self.forum_name) & (Inbound.kind == "comment") & (Inbound.commands > 0)
+            & (Inbound.note == "") & (Game.status == "running") & (Game.forum == self.forum_name)
+            & (Game.phase_opened.is_null() | (Inbound.created >= Game.phase_opened))))
+        if first is not None:
+            query = query.order_by(Inbound.id).limit(first + 1)
+        sql, params = query.sql()
+        # (the driver's rows as they are, a time maybe as text: a restart reads thousands)
+        rows = [Seen(*r) for r in db.execute_sql(sql, params).fetchall()]
+        self._add(rows, games)
+        self._partial = first is not None and len(rows) > first  # there are more
 
     def row(self, i: int) -> Seen:
         assert self._rows is not None

@@ -266,3 +266,105 @@ def test_a_restarted_bot_knows_who_plays_from_the_log_without_replaying_a_game(l
     mod.people.forget()
     assert mod.people.known("zed") and mod.people.known("bob") and not mod.people.known("alice")
     assert replays == []
+
+
+def _watched_truth(t) -> list[str]:
+    """The command comments the replayed log says are watched (those since its phase opened,
+    not noted), in the order of the inbox."""
+    game = store.Game.get_by_id(t.game_id)
+    opened = replay(game.game_config(), game.seed, store.game_events(game)).phase_opened_at
+    return [r.ext_id for r in store.Inbound.select().where(
+        (store.Inbound.game == t.game_id) & (store.Inbound.kind == "comment") & (store.Inbound.commands > 0)
+        & (store.Inbound.note == "")).order_by(store.Inbound.id) if store.aware(r.created) >= opened]
+
+
+def _rechecks(t, monkeypatch, cycles: int, limit: int, whole: bool = False) -> list[list[str]]:
+    """The comments a restarted bot re-checks in each of its first `cycles` (`whole`: as it
+    did when its first look read every comment watched)."""
+    from forumbot.shell.watched import Watched
+
+    asked: list[list[str]] = []
+    recheck = t.forum.recheck
+    monkeypatch.setattr(t.forum, "recheck", lambda ids: asked.append(list(ids)) or recheck(ids))
+    if whole:
+        ids = Watched.ids
+        monkeypatch.setattr(Watched, "ids", lambda self, games, first=None: ids(self, games))
+    t.mod = t._make()
+    t.mod.recheck_limit = limit
+    for _ in range(cycles):
+        t.cycle()
+    monkeypatch.undo()
+    return asked
+
+
+def test_a_restarts_first_recheck_reads_only_its_batch_and_the_next_go_round_them_all(local_game, monkeypatch, clock):
+    """A restarted bot re-checks one batch from the start in its first cycle: it reads those
+    comments (and one more, to know there are more), not every one watched; the next cycles
+    read them all and take their turns through them. What they go round is what the replayed
+    log says is watched."""
+    t = local_game()
+    t.propose()
+    clock.advance(minutes=1)
+    for name in ("bob", "carol", "dave"):
+        t.say(name, "**APPROVE**")
+    t.cycle()
+    truth = _watched_truth(t)
+    assert len(truth) == 4  # the proposal and three votes
+    t.mod = t._make()
+    t.mod.recheck_limit = 2
+    with Statements() as q:
+        t.cycle()
+    assert [s for s in q.reading("inbound") if "JOIN" in s and "LIMIT" in s]
+    assert len(t.mod.ingest.watched._rows) == 3
+    assert _rechecks(t, monkeypatch, 3, 2) == [truth[:2], truth[2:], truth[:2]]
+    assert sorted(t.mod.ingest.watched.ids({t.game_id: t.mod.book.get(t.game_id)})) == sorted(
+        store.Inbound.get(store.Inbound.ext_id == e).id for e in truth)
+
+
+@pytest.mark.parametrize("wrong_copy", [False, True])
+def test_a_restarts_rechecks_are_those_of_a_first_look_at_every_comment(local_game, monkeypatch, clock, wrong_copy):
+    """The batches a restarted bot re-checks are the same whether its first look reads only
+    the first of them or every one; also when the row's copy of its phase's opening is wrong
+    (older: comments of a closed phase pass the store's filter)."""
+    t = local_game()
+    t.propose()
+    clock.advance(minutes=1)
+    t.vote_all(False)  # rejected: the next leader proposes
+    clock.advance(minutes=1)
+    t.propose()
+    clock.advance(minutes=1)
+    for name in ("bob", "carol", "dave"):
+        t.say(name, "**APPROVE**")
+    t.cycle()
+    if wrong_copy:
+        store.Game.update(phase_opened=store.naive(store.aware(t.game.phase_opened).replace(year=2020))).execute()
+    whole = _rechecks(t, monkeypatch, 4, 2, whole=True)
+    if wrong_copy:
+        store.Game.update(phase_opened=store.naive(store.aware(t.game.phase_opened).replace(year=2020))).execute()
+    assert _rechecks(t, monkeypatch, 4, 2) == whole
+    if not wrong_copy:  # (a wrong copy is trusted until the game is rebuilt)
+        assert [e for batch in whole for e in batch] == _watched_truth(t) * 2
+
+
+def test_a_first_look_at_the_first_few_reads_them_all_when_one_of_them_does_not_pass(local_game, clock):
+    """The store's filter reads the row's copy of when the phase opened; the watch, a state at
+    hand when there is one. When they disagree (a copy older than the state), the first few
+    the store gives are not the first of those watched: then all of them are read."""
+    t = local_game()
+    t.propose()
+    clock.advance(minutes=1)
+    t.vote_all(False)  # rejected: the next leader proposes
+    clock.advance(minutes=1)
+    t.propose()
+    clock.advance(minutes=1)
+    for name in ("bob", "carol", "dave"):
+        t.say(name, "**APPROVE**")
+    t.cycle()
+    truth = [store.Inbound.get(store.Inbound.ext_id == e).id for e in _watched_truth(t)]
+    games = {g.id: g for g in t.mod.book.running()}
+    t.mod.state(t.game)  # at hand, with its phase's opening
+    store.Game.update(phase_opened=store.naive(store.aware(t.game.phase_opened).replace(year=2020))).execute()
+    games[t.game_id].phase_opened = store.Game.get_by_id(t.game_id).phase_opened
+    watched = t.mod.ingest.watched
+    watched.forget()
+    assert watched.ids(games, 2) == truth
