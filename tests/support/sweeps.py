@@ -218,9 +218,9 @@ def forked_table(swept: Swept, fake, url: str, clock) -> Table:
     return t
 
 
-def crash_run(swept: Swept, tmp_path, kill_at: int):
-    """The game of seed 5, the bot killed after its `kill_at`-th write that landed: (its
-    outcome, the markers of the bot's posts, the writes that landed, the kills)."""
+def crash_run(swept: Swept, tmp_path, kill_at: int | None):
+    """The game of seed 5, the bot killed after its `kill_at`-th write that landed (None:
+    never): (its outcome, the markers of the bot's posts, the writes that landed, the kills)."""
     clock = Clock()
     fake = swept.fake(clock)
     url = f"sqlite:///{tmp_path}/crash-{kill_at}.db"
