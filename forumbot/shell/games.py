@@ -176,6 +176,7 @@ class GameBook:
 
     def created(self, game: Game) -> None:
         self._live()[game.id] = game
+        self._digested = None
         self.people_version += 1
 
     # --- states --------------------------------------------------------------------
@@ -325,6 +326,7 @@ class GameBook:
     def _reread(self) -> None:
         """After a rollback: the cached rows take back what the store holds (in place, as
         callers may hold them); a game the unit created is gone."""
+        self._digested = None  # (the rows change in place, not through their fields)
         if self._rows is None:
             return
         try:

@@ -82,3 +82,23 @@ def test_a_fetch_with_no_thread_failing_makes_no_pass_over_the_threads(db):
     assert store.get_cursor("local#bot")[THREADS] == [t for t in threads if t != "t0007"]
     h.read(started + timedelta(minutes=2), list(reversed(threads)), {})
     assert store.get_cursor("local#bot")[THREADS] == threads
+
+
+def test_a_rolled_back_change_leaves_the_games_lists_as_the_store_holds_them(local_game, clock):
+    """A unit that ended a game and was rolled back: the kept row takes back its status in
+    place (not through its field), and the lists are those of the store again."""
+    t = local_game()
+    book = t.mod.book
+    (game,) = book.running()
+    try:
+        with book.unit():
+            game.status = "finished"
+            game.next_deadline = None
+            game.save()
+            assert book.running() == [] and book.due(clock() + timedelta(days=30)) == []
+            raise RuntimeError("rolled back")
+    except RuntimeError:
+        pass
+    assert game.status == "running"
+    assert book.running() == [game] and book.live() == [game]
+    assert book.due(clock() + timedelta(days=30)) == [game]
