@@ -21,6 +21,7 @@ from peewee import (
     CharField,
     DatabaseProxy,
     DateTimeField,
+    FieldAccessor,
     ForeignKeyField,
     IntegerField,
     IntegrityError,
@@ -48,18 +49,37 @@ class BaseModel(Model):
         database = db
 
 
+class _Counted(FieldAccessor):
+    """A field of a game's row whose every change (set on the row: a status, a thread, a
+    deadline) counts in `Game.changes`, so that what is worked out from many rows at once
+    (the cycle's lists of live games: shell/games.py) is worked out again only after one."""
+
+    def __set__(self, instance, value):
+        super().__set__(instance, value)
+        Game.changes += 1
+
+
+class _CountedChar(CharField):
+    accessor_class = _Counted
+
+
+class _CountedDateTime(DateTimeField):
+    accessor_class = _Counted
+
+
 class Game(BaseModel):
+    changes = 0  # (class-wide) how many times a counted field was set on any row
     id = AutoField()
     forum = CharField()
     host = CharField()
     preset = CharField()
     config = TextField()  # GameConfig as JSON
     seed = BigIntegerField()
-    status = CharField(default="running")  # signup | running | finished | aborted
-    thread = CharField(null=True)
+    status = _CountedChar(default="running")  # signup | running | finished | aborted
+    thread = _CountedChar(null=True)
     thread_url = CharField(null=True)
     created_at = DateTimeField()
-    next_deadline = DateTimeField(null=True, index=True)
+    next_deadline = _CountedDateTime(null=True, index=True)
     # When its open phase opened, a copy of the state's kept with each change: a restarted bot
     # finds what its edit re-check watches without a replay (null: not known; the state corrects it).
     phase_opened = DateTimeField(null=True)

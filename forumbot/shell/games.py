@@ -31,6 +31,37 @@ LIVE = ("running", "signup")
 ENDED = {"aborted": "aborted", "abandoned": "abandoned"}  # a game's status by how it ended
 
 
+class Digest:
+    """The live rows as a cycle asks for them (every one read plainly, by its field), made in
+    one pass: the rows' dict it was made of, and `Game.changes` and their number then."""
+
+    def __init__(self, rows: dict[int, Game]):
+        self.rows = rows
+        self.changes = Game.changes
+        self.count = len(rows)
+        self.live: list[Game] = []
+        self.running: list[Game] = []
+        self.signup: list[Game] = []
+        self.ended = False  # a row that is no longer live (its game ended in the last cycle)
+        threads: set[str] = set()
+        first = None
+        for g in rows.values():
+            data = g.__data__
+            status = data.get("status")
+            if status not in LIVE:
+                self.ended = True
+                continue
+            self.live.append(g)
+            (self.running if status == "running" else self.signup).append(g)
+            if (thread := data.get("thread")) is not None:
+                threads.add(thread)
+            if (at := data.get("next_deadline")) is not None and (first is None or store.aware(at) < first):
+                first = store.aware(at)
+        self.running_by_id = {g.id: g for g in self.running}
+        self.threads = sorted(threads)
+        self.first: datetime | None = first  # the earliest next deadline of a live game
+
+
 class GameBook:
     """The games of one forum: rows and states kept between cycles (the rows read once, the
     states rebuilt from the log when needed; all read again after a rollback, or when
@@ -45,6 +76,7 @@ class GameBook:
         self.opened: set[tuple[int, int]] = set()  # (game, phase) opened in this cycle
         self.people_version = 0  # bumped when who plays may have changed (see People)
         self._rows: dict[int, Game] | None = None  # the live games, by id (None: read again)
+        self._digested: Digest | None = None  # what the cycle asks of all of them (see `_digest`)
         self._states: dict[int, GameState] = {}
         self._seq: dict[int, int] = {}  # game -> the seq of its last event
         self._openings: dict[str, Outbox] = {}  # opening posts that are out, by key
@@ -66,7 +98,7 @@ class GameBook:
 
     def new_cycle(self) -> None:
         """A cycle begins: the games that ended are no longer kept (their rows and states)."""
-        if self._rows is not None and any(g.__data__.get("status") not in LIVE for g in self._rows.values()):
+        if self._rows is not None and self._digest().ended:
             self._rows = {gid: g for gid, g in self._rows.items() if g.status in LIVE}
             for gid in [gid for gid in self._states if gid not in self._rows]:
                 self.forget(gid)
@@ -77,18 +109,37 @@ class GameBook:
                                .order_by(Game.id))
         return self._rows
 
+    def _digest(self) -> Digest:
+        """What the cycle asks of all the rows, worked out again only when a row changed (a
+        status, a thread or a deadline set on it: `Game.changes`), came or went."""
+        rows = self._live()
+        d = self._digested
+        if d is None or d.rows is not rows or d.changes != Game.changes or d.count != len(rows):
+            d = self._digested = Digest(rows)
+        return d
+
     def running(self) -> list[Game]:
-        return [g for g in self._live().values() if g.__data__.get("status") == "running"]  # (the field, read plainly)
+        return list(self._digest().running)
+
+    def running_by_id(self) -> dict[int, Game]:
+        return dict(self._digest().running_by_id)
 
     def signup_games(self) -> list[Game]:
-        return [g for g in self._live().values() if g.__data__.get("status") == "signup"]
+        return list(self._digest().signup)
 
     def live(self) -> list[Game]:
-        return [g for g in self._live().values() if g.__data__.get("status") in LIVE]
+        return list(self._digest().live)
+
+    def threads(self) -> list[str]:
+        """The live games' threads (those that have one), sorted, each once."""
+        return list(self._digest().threads)
 
     def due(self, now: datetime) -> list[Game]:
-        """The live games whose row's next deadline is by `now`, oldest first: no replay, and
-        one pass of plain comparisons (a quiet cycle of many games asks this each time)."""
+        """The live games whose row's next deadline is by `now`, oldest first: none (no pass
+        over the rows) while the first of them is later, as in most quiet cycles."""
+        first = self._digest().first
+        if first is None or first > now:
+            return []
         cap = store.naive(now)
         out = []
         for g in self._live().values():
@@ -125,6 +176,7 @@ class GameBook:
 
     def created(self, game: Game) -> None:
         self._live()[game.id] = game
+        self._digested = None
         self.people_version += 1
 
     # --- states --------------------------------------------------------------------
@@ -274,6 +326,7 @@ class GameBook:
     def _reread(self) -> None:
         """After a rollback: the cached rows take back what the store holds (in place, as
         callers may hold them); a game the unit created is gone."""
+        self._digested = None  # (the rows change in place, not through their fields)
         if self._rows is None:
             return
         try:

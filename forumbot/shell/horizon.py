@@ -77,28 +77,31 @@ class Horizon:
             self.load()
         before = self._all
         self._learn_behind(started, before, stamps or [], set(failed))
-        for t in threads:
-            if t in failed:
-                if t not in self._failing and before is not None:
-                    self._failing[t] = before
-                elif t not in self._failing:
-                    self._failing[t] = datetime.min.replace(tzinfo=started.tzinfo)
-            else:
-                self._failing.pop(t, None)
-        for t in list(self._failing):
-            if t not in threads:
-                self._failing.pop(t)  # its game is over
+        if failed or self._failing:  # (none failing before or now, as mostly: no pass over the threads)
+            for t in threads:
+                if t in failed:
+                    if t not in self._failing and before is not None:
+                        self._failing[t] = before
+                    elif t not in self._failing:
+                        self._failing[t] = datetime.min.replace(tzinfo=started.tzinfo)
+                else:
+                    self._failing.pop(t, None)
+            for t in list(self._failing):
+                if t not in threads:
+                    self._failing.pop(t)  # its game is over
         self._errors = dict(failed)
         self._down = ""
         self._all = started
-        self._threads = {t for t in threads if t not in failed}
+        self._threads = {t for t in threads if t not in failed} if failed else set(threads)
         seconds, seen = self._behind
+        # (the threads as given, sorted, when they are those kept: sorting a sorted list is one pass)
+        kept = sorted(threads) if len(threads) == len(self._threads) else sorted(self._threads)
         rows = {ALL: started.isoformat(), FAILING: {t: v.isoformat() for t, v in self._failing.items()},
-                BEHIND: [seconds, seen.isoformat() if seen else None], THREADS: sorted(self._threads)}
+                BEHIND: [seconds, seen.isoformat() if seen else None], THREADS: kept}
         self._loaded = False  # (read again, unless the caller commits: see `wrote`)
         store.set_cursor(_place(self.forum), rows, before=self._written)
         self._written = {**self._written, **rows}
-        return {t: self._failing[t] for t in threads if t in failed}
+        return {t: self._failing[t] for t in threads if t in failed} if failed else {}
 
     def _learn_behind(self, started: datetime, before: datetime | None,
                       stamps: list[tuple[str | None, datetime]], failed: set[str]) -> None:

@@ -79,7 +79,7 @@ class Ingest:
         self._cursor = None
 
     def fetch(self) -> int:
-        threads = sorted({t for g in self.book.live() if (t := g.__data__.get("thread")) is not None})
+        threads = self.book.threads()
         started = self.clock()
         if self._cursor is None:  # (the forum's bookmarks: only this bot writes them)
             self._cursor = store.get_cursor(self.forum.name)
@@ -131,7 +131,7 @@ class Ingest:
     def notice_edits(self) -> int:
         """A command comment edited while its phase is open: the edit changes nothing, and
         the bot says so once, asking for a new comment. (A deleted one still counts.)"""
-        games = {g.id: g for g in self.book.running()}
+        games = self.book.running_by_id()
         if not games:
             return 0
         rows = self.watched.ids(games, self.recheck_limit if self._recheck_from == 0 else None)
