@@ -220,7 +220,8 @@ class Tx:
     """One command's transaction: a working state and the events emitted so far. The
     working state is a copy-on-write clone of the state the command came to (it shares
     the config and every container no event of this command changes), so a refusal, or
-    an exception, leaves the original as it was."""
+    an exception, leaves the original as it was; unless the caller gave that state up
+    (`engine.advance(..., in_place=True)`): then it is the working state itself."""
 
     __slots__ = ("state", "at", "plugins", "events")
 
